@@ -9,7 +9,7 @@ every bound the interface states and name the offending field in the error.
 from __future__ import annotations
 
 from decimal import Decimal
-from enum import StrEnum
+from enum import IntEnum, StrEnum
 from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, TypeVar
 
 from pydantic import (
@@ -218,6 +218,39 @@ else:
     TransferStatusValue = tolerant(TransferStatus)
     RFQStatusValue = tolerant(RFQStatus)
     ApiRoleValue = tolerant(ApiRole)
+
+
+class ErrorCode(IntEnum):
+    """The error catalogue: the ``code`` of an ``{"error": {...}}`` body, with its HTTP status."""
+
+    BAD_REQUEST = 1000
+    OUT_OF_RANGE = 1001
+    UNAUTHENTICATED = 2000
+    TIMESTAMP_SKEW = 2001
+    FORBIDDEN = 2002
+    NOT_FOUND = 3000
+    CONFLICT = 4000
+    RATE_LIMITED = 5000
+    INTERNAL = 9000
+
+    @property
+    def http_status(self) -> int:
+        """The HTTP status that goes with this code."""
+        return _ERROR_HTTP_STATUS[self]
+
+
+_ERROR_HTTP_STATUS = {
+    ErrorCode.BAD_REQUEST: 400,
+    ErrorCode.OUT_OF_RANGE: 400,
+    ErrorCode.UNAUTHENTICATED: 401,
+    ErrorCode.TIMESTAMP_SKEW: 401,
+    ErrorCode.FORBIDDEN: 403,
+    ErrorCode.NOT_FOUND: 404,
+    ErrorCode.CONFLICT: 409,
+    ErrorCode.RATE_LIMITED: 429,
+    ErrorCode.INTERNAL: 500,
+}
+
 
 USDC = "USDC"
 """The only settlement and transfer asset of the venue."""
