@@ -1,0 +1,80 @@
+"""Where the sandbox keeps its files, and the credentials file it hands to clients.
+
+The credentials file holds API secrets and sandbox wallet keys, so it is created with mode 0600
+from the first byte (``os.open`` with the mode, never chmod after the fact) and replaced
+atomically, so a reader never sees half a file or a world-readable one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "APP_NAME",
+    "credentials_document",
+    "data_dir",
+    "default_credentials_path",
+    "default_db_path",
+    "read_credentials",
+    "write_credentials",
+]
+
+APP_NAME = "rfq-desk"
+
+
+def data_dir() -> Path:
+    """The user data directory of RFQ Desk (platformdirs), where the sandbox DB lives."""
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir(APP_NAME))
+
+
+def default_db_path() -> Path:
+    """The sandbox database used when ``--db`` is not given: restarts carry on from it."""
+    return data_dir() / "sandbox.db"
+
+
+def default_credentials_path(db_path: Path) -> Path:
+    """The credentials file next to a sandbox DB: ``sandbox.db`` -> ``sandbox-credentials.json``."""
+    return db_path.with_name(f"{db_path.stem}-credentials.json")
+
+
+def credentials_document(
+    base_url: str, companies: list[dict[str, Any]], stats_base_url: str | None = None
+) -> dict[str, Any]:
+    """The JSON document of the credentials file: where to connect and every company's keys."""
+    return {
+        "base_url": base_url,
+        "stats_base_url": stats_base_url or base_url,
+        "companies": companies,
+    }
+
+
+def write_credentials(path: Path, document: dict[str, Any]) -> None:
+    """Write ``document`` to ``path`` as JSON, mode 0600 from creation, replaced atomically."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with contextlib.suppress(FileNotFoundError):
+        tmp.unlink()
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(document, handle, indent=2)
+            handle.write("\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        raise
+
+
+def read_credentials(path: Path) -> dict[str, Any]:
+    """The credentials document written by `write_credentials`."""
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
