@@ -71,6 +71,10 @@ class ListingSpec:
     verified: bool = True
     depth_notional: Decimal = Decimal(100_000)
 
+    def __hash__(self) -> int:
+        # The funding and precision models are not hashable; the ticker identifies a listing.
+        return hash(self.ticker)
+
     def __post_init__(self) -> None:
         for field_name in ("start_price", "annual_vol", "tick", "min_qty_tick", "option_vol"):
             if getattr(self, field_name) <= 0:
