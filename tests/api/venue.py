@@ -1,0 +1,100 @@
+"""A scripted stand-in for the venue on httpx.MockTransport: canned replies, requests kept."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict, deque
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+
+from tests.api.fakes import FakeTime
+from tui.api.budget import TokenBudget
+from tui.api.client import ServiceClient
+from tui.api.clock import ServerClock
+
+API_KEY = "6f1c0d2e-4b7a-4c1e-9a51-2f3d8e7b6a10"
+API_SECRET = "8b1f4e2a9c7d3b6e5f0a1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5"
+BASE_URL = "http://venue.test"
+LOCAL_MS = 1_763_726_400_000
+
+Reply = httpx.Response | Exception | Callable[[httpx.Request], httpx.Response]
+
+
+def ok(result: Any, **headers: str) -> httpx.Response:
+    """A 200 with ``{"result": ...}``."""
+    return httpx.Response(200, json={"result": result}, headers=headers)
+
+
+def page(records: list[Any], next_page: dict[str, str] | None = None) -> httpx.Response:
+    """A 200 page envelope."""
+    return httpx.Response(200, json={"result": records, "pagination": {"next_page": next_page}})
+
+
+def fail(status: int, code: int | None, message: str = "refused", **headers: str) -> httpx.Response:
+    """An error envelope."""
+    body = {"error": {"code": code, "message": message}} if code is not None else None
+    return httpx.Response(status, json=body, headers=headers)
+
+
+class FakeVenue:
+    """Answers each (method, path) from a queue of replies; the last reply repeats."""
+
+    def __init__(self) -> None:
+        self.requests: list[httpx.Request] = []
+        self._replies: dict[tuple[str, str], deque[Reply]] = defaultdict(deque)
+
+    def on(self, method: str, path: str, *replies: Reply) -> FakeVenue:
+        self._replies[(method, path)].extend(replies)
+        return self
+
+    def handler(self, request: httpx.Request) -> httpx.Response:
+        self.requests.append(request)
+        queue = self._replies.get((request.method, request.url.path))
+        if not queue:
+            return httpx.Response(404, json={"error": {"code": 3000, "message": "no route"}})
+        reply = queue.popleft() if len(queue) > 1 else queue[0]
+        if isinstance(reply, Exception):
+            raise reply
+        if callable(reply) and not isinstance(reply, httpx.Response):
+            return reply(request)
+        return reply
+
+    def sent(self, path: str | None = None) -> list[httpx.Request]:
+        return [r for r in self.requests if path is None or r.url.path == path]
+
+    @staticmethod
+    def body(request: httpx.Request) -> Any:
+        return json.loads(request.content) if request.content else None
+
+
+class LocalClock:
+    """A local wall clock in ms that tests move by hand."""
+
+    def __init__(self, now_ms: int = LOCAL_MS) -> None:
+        self.now_ms = now_ms
+
+    def __call__(self) -> int:
+        return self.now_ms
+
+
+def make_client(
+    venue: FakeVenue, fake_time: FakeTime, local: LocalClock | None = None, **kwargs: Any
+) -> ServiceClient:
+    """A ServiceClient on the fake venue, with fake time for the budget and the retry waits."""
+    import random
+
+    budget = TokenBudget(clock=fake_time.clock, sleep=fake_time.sleep)
+    clock = ServerClock(local_ms=local or LocalClock())
+    return ServiceClient(
+        BASE_URL,
+        API_KEY,
+        API_SECRET,
+        budget=budget,
+        clock=clock,
+        transport=httpx.MockTransport(venue.handler),
+        sleep=fake_time.sleep,
+        rng=random.Random(1),
+        **kwargs,
+    )
