@@ -1,0 +1,137 @@
+"""`StatsClient`: the public market-statistics endpoint (other base URL, no authentication).
+
+``GET {stats_base_url}/metadata/stats`` is limited to 10 requests per 10 s per IP address, so
+the client keeps its own `TokenBudget` with those numbers (every request costs 1) and waits
+rather than be refused. No key, signature or timestamp is ever sent here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import httpx
+from pydantic import ValidationError
+
+from tui.api.budget import TokenBudget
+from tui.api.endpoints import STATS_PER_IP, STATS_WINDOW_S
+from tui.api.errors import (
+    MalformedResponse,
+    RateLimited,
+    ServerError,
+    backoff_delay,
+    error_from_response,
+    transport_error,
+)
+from tui.api.models import MarketStats
+
+__all__ = ["STATS_PATH", "StatsClient"]
+
+STATS_PATH = "/metadata/stats"
+_LABEL = f"GET {STATS_PATH}"
+
+
+class StatsClient:
+    """Reads the public statistics record; one per stats base URL, shared by the desk."""
+
+    def __init__(
+        self,
+        stats_base_url: str,
+        transport: httpx.AsyncBaseTransport | None = None,
+        *,
+        budget: TokenBudget | None = None,
+        timeout: float | httpx.Timeout = 10.0,
+        max_attempts: int = 3,
+        max_rate_limit_waits: int = 2,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        rng: random.Random | None = None,
+    ) -> None:
+        if max_attempts < 1:
+            raise ValueError("max_attempts must be at least 1")
+        self.base_url = stats_base_url.rstrip("/")
+        self.budget = (
+            budget
+            if budget is not None
+            else TokenBudget(STATS_PER_IP, STATS_WINDOW_S, clock=time.monotonic, sleep=sleep)
+        )
+        self.max_attempts = max_attempts
+        self.max_rate_limit_waits = max_rate_limit_waits
+        self.last_latency_ms: float | None = None
+        self._sleep = sleep
+        self._rng = rng or random.Random()
+        self._http = httpx.AsyncClient(
+            base_url=self.base_url,
+            transport=transport,
+            timeout=timeout,
+            headers={"accept": "application/json"},
+        )
+
+    def __repr__(self) -> str:
+        return f"StatsClient(base_url={self.base_url!r})"
+
+    async def __aenter__(self) -> StatsClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the connection pool."""
+        await self._http.aclose()
+
+    async def stats(self) -> MarketStats:
+        """The platform-wide and per-listing statistics, parsed (decimals stay `Decimal`)."""
+        attempt = 0
+        rate_limit_waits = 0
+        while True:
+            attempt += 1
+            await self.budget.acquire(1)
+            started = time.perf_counter()
+            try:
+                response = await self._http.get(STATS_PATH)
+            except httpx.TransportError as exc:
+                if attempt < self.max_attempts:
+                    await self._sleep(backoff_delay(attempt, rng=self._rng))
+                    continue
+                raise transport_error(exc, _LABEL) from exc
+            self.last_latency_ms = (time.perf_counter() - started) * 1000
+            if response.status_code == 200:
+                return self._parse(response)
+            error = error_from_response(response, _LABEL)
+            if isinstance(error, RateLimited):
+                # Another desk behind the same IP may share the limit: obey the server.
+                self.budget.penalize(error.resets_in_ms)
+                if rate_limit_waits < self.max_rate_limit_waits:
+                    rate_limit_waits += 1
+                    attempt -= 1
+                    continue
+            elif isinstance(error, ServerError) and attempt < self.max_attempts:
+                await self._sleep(backoff_delay(attempt, rng=self._rng))
+                continue
+            raise error
+
+    @staticmethod
+    def _parse(response: httpx.Response) -> MarketStats:
+        try:
+            data: Any = json.loads(response.content)
+        except (ValueError, UnicodeDecodeError):
+            raise MalformedResponse(
+                "the response is not JSON", status=200, endpoint=_LABEL
+            ) from None
+        # The record comes bare; a server that wraps it in the API's envelope is tolerated.
+        if isinstance(data, dict) and "result" in data and "total_volume_24h" not in data:
+            data = data["result"]
+        try:
+            return MarketStats.model_validate(data)
+        except ValidationError as exc:
+            fields = ", ".join(
+                ".".join(str(p) for p in e["loc"]) or "body"
+                for e in exc.errors(include_url=False, include_input=False)[:3]
+            )
+            raise MalformedResponse(
+                f"unexpected statistics record ({fields})", status=200, endpoint=_LABEL
+            ) from None
