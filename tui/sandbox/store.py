@@ -1,0 +1,418 @@
+"""SQLite storage of the sandbox exchange: the one source of truth, and it survives restarts.
+
+One connection, used from one thread at a time (the server runs everything on its event-loop
+thread; a re-entrant lock guards it anyway). The database runs in WAL mode with
+``synchronous=NORMAL``: a committed transaction survives the *process* being killed (the WAL is
+in the OS page cache and is replayed on the next open); only a power loss or OS crash can lose
+the last few commits, which a sandbox can live with.
+
+Records are stored as their wire JSON in a ``data`` column, next to the indexed columns that
+filters and paging need (owner company, pool, id, creation order ``seq``), so a page is one
+``ORDER BY seq LIMIT ? OFFSET ?`` query on an index. Money that the engine does arithmetic on
+(balances, positions, wallets) lives in plain TEXT decimal columns, never REAL.
+
+Every write of the exchange runs inside `Store.transaction`: one ``BEGIN IMMEDIATE`` ...
+``COMMIT``, rolled back whole when anything raises.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+__all__ = ["SCHEMA_VERSION", "Store", "deterministic_uuid"]
+
+SCHEMA_VERSION = 1
+"""Bumped whenever the schema changes; `Store` migrates older files forward on open."""
+
+_SCHEMA_V1 = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS companies (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    short_name TEXT NOT NULL UNIQUE,
+    data TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS api_keys (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    key_id TEXT NOT NULL UNIQUE,
+    company_id TEXT NOT NULL,
+    role TEXT NOT NULL,
+    secret BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS wallets (
+    company_id TEXT PRIMARY KEY,
+    address TEXT NOT NULL UNIQUE,
+    private_key TEXT NOT NULL,
+    usdc TEXT NOT NULL,
+    nonce INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS allowances (
+    owner TEXT NOT NULL,
+    spender TEXT NOT NULL,
+    units INTEGER NOT NULL,
+    PRIMARY KEY (owner, spender)
+);
+CREATE TABLE IF NOT EXISTS pools (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    creator TEXT NOT NULL,
+    other TEXT NOT NULL,
+    address TEXT NOT NULL UNIQUE,
+    status TEXT NOT NULL,
+    name TEXT NOT NULL,
+    data TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS pools_creator ON pools (creator, seq);
+CREATE INDEX IF NOT EXISTS pools_other ON pools (other, seq);
+CREATE TABLE IF NOT EXISTS balances (
+    pool_id TEXT NOT NULL,
+    company_id TEXT NOT NULL,
+    asset TEXT NOT NULL,
+    qty TEXT NOT NULL,
+    PRIMARY KEY (pool_id, company_id, asset)
+);
+CREATE INDEX IF NOT EXISTS balances_company ON balances (company_id);
+CREATE TABLE IF NOT EXISTS rfqs (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    taker TEXT NOT NULL,
+    status TEXT NOT NULL,
+    live_quote TEXT,
+    data TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS rfqs_taker ON rfqs (taker, seq);
+CREATE TABLE IF NOT EXISTS rfq_targets (
+    rfq_seq INTEGER NOT NULL,
+    rfq_id TEXT NOT NULL,
+    company_id TEXT NOT NULL,
+    PRIMARY KEY (company_id, rfq_seq)
+);
+CREATE TABLE IF NOT EXISTS quotes (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    rfq_id TEXT NOT NULL,
+    maker TEXT NOT NULL,
+    taker TEXT NOT NULL,
+    status TEXT NOT NULL,
+    data TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS quotes_maker ON quotes (maker, seq);
+CREATE INDEX IF NOT EXISTS quotes_taker ON quotes (taker, seq);
+CREATE INDEX IF NOT EXISTS quotes_rfq ON quotes (rfq_id, seq);
+CREATE TABLE IF NOT EXISTS trades (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    company_id TEXT NOT NULL,
+    pool_id TEXT NOT NULL,
+    role TEXT NOT NULL,
+    underlying TEXT NOT NULL,
+    notional TEXT NOT NULL,
+    created_ms INTEGER NOT NULL,
+    data TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS trades_company ON trades (company_id, seq);
+CREATE INDEX IF NOT EXISTS trades_company_pool ON trades (company_id, pool_id, seq);
+CREATE INDEX IF NOT EXISTS trades_created ON trades (created_ms);
+CREATE TABLE IF NOT EXISTS positions (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    pool_id TEXT NOT NULL,
+    company_id TEXT NOT NULL,
+    ikey TEXT NOT NULL,
+    underlying TEXT NOT NULL,
+    instrument_type TEXT NOT NULL,
+    instrument TEXT NOT NULL,
+    qty TEXT NOT NULL,
+    avg_entry_price TEXT NOT NULL,
+    taker_qty TEXT NOT NULL,
+    updated_ms INTEGER NOT NULL,
+    UNIQUE (pool_id, company_id, ikey)
+);
+CREATE INDEX IF NOT EXISTS positions_company ON positions (company_id, seq);
+CREATE TABLE IF NOT EXISTS transfers (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    company_id TEXT NOT NULL,
+    pool_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    data TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS transfers_company ON transfers (company_id, seq);
+CREATE INDEX IF NOT EXISTS transfers_company_pool ON transfers (company_id, pool_id, seq);
+CREATE TABLE IF NOT EXISTS timers (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    due_ms INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    ref TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS timers_due ON timers (due_ms, id);
+"""
+
+_MIGRATIONS: dict[int, str] = {1: _SCHEMA_V1}
+"""Schema steps by the version they lead to; each runs once, in order, in one transaction."""
+
+_TABLES_WITH_DATA = frozenset({"companies", "pools", "rfqs", "quotes", "trades", "transfers"})
+
+
+def deterministic_uuid(seed: int | str, counter: int, namespace: str = "id") -> str:
+    """A UUIDv4-shaped id derived from ``seed`` and ``counter``: reproducible, never random.
+
+    The version and variant bits are set as a random v4 would have them, so every UUID parser
+    takes it; the rest is a SHA-256 of the inputs.
+    """
+    digest = hashlib.sha256(f"rfq-desk:{namespace}:{seed}:{counter}".encode()).digest()
+    raw = bytearray(digest[:16])
+    raw[6] = (raw[6] & 0x0F) | 0x40
+    raw[8] = (raw[8] & 0x3F) | 0x80
+    return str(uuid.UUID(bytes=bytes(raw)))
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), sort_keys=True)
+
+
+class Store:
+    """The SQLite file of one sandbox: schema, transactions, ids, timers and paging helpers.
+
+    Table names passed to the generic helpers come from this codebase only, never from a
+    request; every value goes through a ``?`` parameter.
+    """
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self._lock = threading.RLock()
+        self._depth = 0
+        self._conn = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
+        self._conn.row_factory = sqlite3.Row
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA synchronous=NORMAL")
+        self._conn.execute("PRAGMA foreign_keys=ON")
+        self._conn.execute("PRAGMA busy_timeout=5000")
+        self._migrate()
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def _migrate(self) -> None:
+        with self.transaction():
+            self._conn.execute(
+                "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
+            )
+            current = int(self.meta_get("schema_version") or 0)
+            if current > SCHEMA_VERSION:
+                raise RuntimeError(
+                    f"{self.path} has schema version {current}, newer than this sandbox "
+                    f"({SCHEMA_VERSION}); upgrade rfq-desk or start a fresh sandbox file"
+                )
+            for version in range(current + 1, SCHEMA_VERSION + 1):
+                for statement in _MIGRATIONS[version].split(";"):
+                    if statement.strip():
+                        self._conn.execute(statement)
+                self.meta_set("schema_version", str(version))
+
+    @property
+    def schema_version(self) -> int:
+        """The schema version the file is at (always `SCHEMA_VERSION` once opened)."""
+        return int(self.meta_get("schema_version") or 0)
+
+    def close(self) -> None:
+        """Checkpoint the WAL into the main file and close the connection."""
+        with self._lock:
+            try:
+                self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            finally:
+                self._conn.close()
+
+    # -- transactions ---------------------------------------------------------------------
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One write transaction; nested use joins the outer one. Any exception rolls back."""
+        with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
+                return
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._depth = 1
+            try:
+                yield
+            except BaseException:
+                self._depth = 0
+                self._conn.execute("ROLLBACK")
+                raise
+            self._depth = 0
+            self._conn.execute("COMMIT")
+
+    @contextmanager
+    def savepoint(self) -> Iterator[None]:
+        """A nested rollback point inside a transaction (one failing timer must not undo all)."""
+        with self._lock:
+            if not self._depth:
+                raise RuntimeError("savepoint outside a transaction")
+            self._conn.execute("SAVEPOINT sp")
+            try:
+                yield
+            except BaseException:
+                self._conn.execute("ROLLBACK TO sp")
+                self._conn.execute("RELEASE sp")
+                raise
+            self._conn.execute("RELEASE sp")
+
+    @property
+    def in_transaction(self) -> bool:
+        """True inside `transaction` (writes outside one are a bug)."""
+        return self._depth > 0
+
+    # -- raw access -----------------------------------------------------------------------
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
+        """Run one statement."""
+        with self._lock:
+            return self._conn.execute(sql, params)
+
+    def one(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Row | None:
+        """The first row of a query, or None."""
+        with self._lock:
+            row: sqlite3.Row | None = self._conn.execute(sql, params).fetchone()
+            return row
+
+    def all(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        """Every row of a query."""
+        with self._lock:
+            return list(self._conn.execute(sql, params).fetchall())
+
+    def scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        """The first column of the first row, or None."""
+        row = self.one(sql, params)
+        return None if row is None else row[0]
+
+    # -- meta, counters and ids -----------------------------------------------------------
+
+    def meta_get(self, key: str) -> str | None:
+        """A value of the meta table."""
+        value = self.scalar("SELECT value FROM meta WHERE key = ?", (key,))
+        return None if value is None else str(value)
+
+    def meta_set(self, key: str, value: str) -> None:
+        """Set a value of the meta table."""
+        self.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    def next_counter(self, name: str) -> int:
+        """Increment and return a persisted counter (rolled back with its transaction)."""
+        key = f"counter:{name}"
+        value = int(self.meta_get(key) or 0) + 1
+        self.meta_set(key, str(value))
+        return value
+
+    def new_id(self) -> str:
+        """A fresh record id: deterministic from the stored seed and the persisted counter.
+
+        A fixed seed gives the same ids run after run; a restart continues the counter, so an
+        id is never handed out twice.
+        """
+        seed = self.meta_get("seed") or "0"
+        return deterministic_uuid(seed, self.next_counter("ids"))
+
+    def new_hash(self, namespace: str) -> str:
+        """A fresh 32-byte hash as ``0x`` + 64 hex (transaction ids), deterministic likewise."""
+        seed = self.meta_get("seed") or "0"
+        counter = self.next_counter(namespace)
+        return "0x" + hashlib.sha256(f"rfq-desk:{namespace}:{seed}:{counter}".encode()).hexdigest()
+
+    # -- JSON records ---------------------------------------------------------------------
+
+    def insert(self, table: str, columns: dict[str, Any]) -> int:
+        """Insert a row; a ``data`` value that is not a string is stored as JSON. Returns seq."""
+        values = {
+            k: (_json(v) if k == "data" and not isinstance(v, str) else v)
+            for k, v in columns.items()
+        }
+        names = ", ".join(values)
+        marks = ", ".join("?" for _ in values)
+        cursor = self.execute(
+            f"INSERT INTO {table} ({names}) VALUES ({marks})",  # noqa: S608 - names are ours
+            tuple(values.values()),
+        )
+        return int(cursor.lastrowid or 0)
+
+    def update(self, table: str, key: str, key_value: Any, columns: dict[str, Any]) -> None:
+        """Update the row whose ``key`` column equals ``key_value``."""
+        values = {
+            k: (_json(v) if k == "data" and not isinstance(v, str) else v)
+            for k, v in columns.items()
+        }
+        assignments = ", ".join(f"{name} = ?" for name in values)
+        self.execute(
+            f"UPDATE {table} SET {assignments} WHERE {key} = ?",  # noqa: S608 - names are ours
+            (*values.values(), key_value),
+        )
+
+    def data(self, table: str, where: str, params: Sequence[Any] = ()) -> dict[str, Any] | None:
+        """The decoded ``data`` of the first row matching ``where``, or None."""
+        assert table in _TABLES_WITH_DATA
+        row = self.one(f"SELECT data FROM {table} WHERE {where} LIMIT 1", params)  # noqa: S608
+        return None if row is None else dict(json.loads(row[0]))
+
+    def page(
+        self,
+        table: str,
+        where: str,
+        params: Sequence[Any],
+        *,
+        limit: int,
+        offset: int,
+        column: str = "data",
+    ) -> tuple[list[Any], bool]:
+        """One page of rows in creation order and whether more follow.
+
+        Asks for one row more than ``limit`` to know about the next page without a COUNT.
+        Returns decoded JSON when ``column`` is ``data``, else whole rows.
+        """
+        select = "data" if column == "data" else "*"
+        rows = self.all(
+            f"SELECT {select} FROM {table} WHERE {where} "  # noqa: S608 - names are ours
+            "ORDER BY seq LIMIT ? OFFSET ?",
+            (*params, limit + 1, offset),
+        )
+        has_more = len(rows) > limit
+        rows = rows[:limit]
+        if column == "data":
+            return [json.loads(row[0]) for row in rows], has_more
+        return rows, has_more
+
+    # -- timers ---------------------------------------------------------------------------
+
+    def add_timer(self, due_ms: int, kind: str, ref: str) -> None:
+        """Schedule ``kind`` for ``ref`` at ``due_ms`` (run by the exchange's tick)."""
+        self.execute("INSERT INTO timers (due_ms, kind, ref) VALUES (?, ?, ?)", (due_ms, kind, ref))
+
+    def due_timers(self, now_ms: int, limit: int = 200) -> list[sqlite3.Row]:
+        """Timers due at ``now_ms``, earliest first."""
+        return self.all(
+            "SELECT id, due_ms, kind, ref FROM timers WHERE due_ms <= ? "
+            "ORDER BY due_ms, id LIMIT ?",
+            (now_ms, limit),
+        )
+
+    def delete_timer(self, timer_id: int) -> None:
+        """Forget a timer once it ran."""
+        self.execute("DELETE FROM timers WHERE id = ?", (timer_id,))
+
+    def next_due_ms(self) -> int | None:
+        """When the earliest timer is due, or None when nothing is scheduled."""
+        value = self.scalar("SELECT MIN(due_ms) FROM timers")
+        return None if value is None else int(value)
