@@ -177,7 +177,7 @@ def _label(endpoint: Endpoint) -> str:
 def _validation_summary(exc: ValidationError, limit: int = 3) -> str:
     parts = []
     for error in exc.errors(include_url=False, include_input=False)[:limit]:
-        where = ".".join(str(p) for p in error["loc"]) or "body"
+        where = ".".join(str(p) for p in error["loc"]) or "result"
         parts.append(f"{where}: {error['msg']}")
     more = exc.error_count() - limit
     if more > 0:
