@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import httpx
@@ -420,3 +421,48 @@ async def test_the_secret_never_shows(
     for text in texts:
         assert API_SECRET not in text
         assert API_SECRET.upper() not in text
+
+
+# -- the user's reserve ----------------------------------------------------------------------
+
+
+async def test_background_calls_leave_the_reserve_for_the_user(fake_time: FakeTime) -> None:
+    venue = (
+        FakeVenue()
+        .on("GET", "/v1/rfqs/received", page([]))
+        .on("POST", "/v1/quotes/accept", ok(rec.QUOTE_ACCEPT))
+    )
+    async with make_client(venue, fake_time) as client:
+        with client.keeping_free():
+            for _ in range(6):
+                await client.rfqs_received()
+            assert fake_time.sleeps == []
+            assert client.budget.available(keep_free=40) == 0
+        # The user's accepts (outside the reserve context) go at once.
+        await client.quotes_accept(ACCEPT)
+        await client.quotes_accept(ACCEPT)
+        assert fake_time.sleeps == []
+        assert client.tokens_used == 100
+        with client.keeping_free(40):
+            await client.rfqs_received()  # waits for the window to roll
+        assert fake_time.sleeps != []
+
+
+async def test_the_reserve_follows_the_task_not_the_client(fake_time: FakeTime) -> None:
+    venue = FakeVenue().on("POST", "/v1/quotes/cancel_all", ok(True))
+    async with make_client(venue, fake_time) as client:
+        assert client.budget.try_acquire(60)
+        entered = asyncio.Event()
+        release = asyncio.Event()
+
+        async def background() -> None:
+            with client.keeping_free():
+                entered.set()
+                await release.wait()
+
+        task = asyncio.create_task(background())
+        await entered.wait()
+        assert await client.quotes_cancel_all() is True  # 60 + 20 <= 100: no reserve here
+        assert fake_time.sleeps == []
+        release.set()
+        await task

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from collections import defaultdict, deque
 from collections.abc import Callable
 from typing import Any
@@ -83,8 +84,6 @@ def make_client(
     venue: FakeVenue, fake_time: FakeTime, local: LocalClock | None = None, **kwargs: Any
 ) -> ServiceClient:
     """A ServiceClient on the fake venue, with fake time for the budget and the retry waits."""
-    import random
-
     budget = TokenBudget(clock=fake_time.clock, sleep=fake_time.sleep)
     clock = ServerClock(local_ms=local or LocalClock())
     return ServiceClient(

@@ -26,7 +26,9 @@ import json
 import logging
 import random
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -37,7 +39,7 @@ from uuid import UUID
 import httpx
 from pydantic import BaseModel, SecretStr, TypeAdapter, ValidationError
 
-from tui.api.budget import TokenBudget
+from tui.api.budget import DESK_RESERVE_TOKENS, TokenBudget
 from tui.api.clock import RECEIVED_HEADER, ServerClock
 from tui.api.endpoints import Endpoint, Method, endpoint_named
 from tui.api.errors import (
@@ -84,6 +86,9 @@ from tui.api.types import decimal_to_wire, format_timestamp
 __all__ = ["PAGED_ENDPOINTS", "CallInfo", "ServiceClient", "encode_body", "encode_query"]
 
 _log = logging.getLogger(__name__)
+
+_KEEP_FREE: ContextVar[int] = ContextVar("rfq_desk_keep_free", default=0)
+"""Tokens the calls of the current task must leave free (set by `ServiceClient.keeping_free`)."""
 
 R = TypeVar("R")
 RequestT = TypeVar("RequestT", bound=Request)
@@ -273,6 +278,24 @@ class ServiceClient:
         """Server time minus local time as last learnt."""
         return self.clock.offset_ms
 
+    @staticmethod
+    @contextmanager
+    def keeping_free(tokens: int = DESK_RESERVE_TOKENS) -> Iterator[None]:
+        """Make the calls of the current task leave ``tokens`` of every budget window free.
+
+        For background polling: ``with client.keeping_free(): await client.rfqs_received()``
+        waits until the poll fits *and* 40 tokens stay free, so the user's own actions (made
+        from other tasks, which are not affected) never wait behind a poll. It is a context
+        variable, so it follows the task, not the client.
+        """
+        if tokens < 0:
+            raise ValueError("tokens must not be negative")
+        marker = _KEEP_FREE.set(tokens)
+        try:
+            yield
+        finally:
+            _KEEP_FREE.reset(marker)
+
     # -- the exchange ------------------------------------------------------------------------
 
     def _notify(self, endpoint: Endpoint, status: int, latency_ms: float, attempt: int) -> None:
@@ -319,7 +342,7 @@ class ServiceClient:
         resynced = False
         while True:
             attempt += 1
-            await self.budget.acquire(endpoint.cost)
+            await self.budget.acquire(endpoint.cost, keep_free=_KEEP_FREE.get())
             request = self._http.build_request(
                 endpoint.method.value, endpoint.path, params=query, content=content, headers=headers
             )
