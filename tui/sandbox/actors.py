@@ -644,11 +644,18 @@ class ActorRunner:
 
     `step` is cheap when nothing is due and never raises: a failing actor is logged (once
     per failure streak) and the others carry on. ``actions`` keeps the latest actions
-    (oldest first) for tests and demos.
+    (oldest first) for tests and demos. ``maker_profiles`` replaces the seeded profile of the
+    named makers (a demo's always-accepting maker, a test's fixed behaviour); ``seed``
+    defaults to the sandbox's stored seed.
     """
 
     def __init__(
-        self, exchange: Any, config: ActorConfig | None = None, *, seed: int | None = None
+        self,
+        exchange: Any,
+        config: ActorConfig | None = None,
+        *,
+        seed: int | None = None,
+        maker_profiles: dict[str, MakerProfile] | None = None,
     ) -> None:
         self.exchange = exchange
         self.config = config or ActorConfig()
@@ -665,7 +672,12 @@ class ActorRunner:
             return
         if self.config.makers:
             self.makers = [
-                MakerActor(exchange, people[name], profile=maker_profile(self.seed, name), **common)
+                MakerActor(
+                    exchange,
+                    people[name],
+                    profile=(maker_profiles or {}).get(name) or maker_profile(self.seed, name),
+                    **common,
+                )
                 for name in self.config.maker_names
                 if name in people
             ]

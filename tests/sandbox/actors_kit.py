@@ -1,0 +1,217 @@
+"""A driver for actor tests: an `Exchange` on a temp file, a frozen clock, the actor runner.
+
+`ActorKit.run` moves simulated time in small steps, ticking the engine and stepping the actors
+after each, exactly as the server's tick loop does; no test sleeps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from tui.api.models import (
+    RFQ,
+    CreateNewPool,
+    Leg,
+    MakerLastLookRequest,
+    NewQuoteRequest,
+    NewRfqRequest,
+    PerpetualFutureInstrument,
+    Quote,
+    RequestAction,
+    Structure,
+    TradeSide,
+    UseExistingPool,
+)
+from tui.sandbox.actor_deposits import approve_deposit
+from tui.sandbox.actor_pricing import PricedLeg, maker_leg_quotes
+from tui.sandbox.actor_profiles import ActorConfig, MakerProfile
+from tui.sandbox.actors import ActorAction, ActorRunner, identities
+from tui.sandbox.clock import SandboxClock
+from tui.sandbox.exchange import Exchange
+from tui.sandbox.seed import default_margin_params
+
+START_MS = 1_793_500_000_000
+"""A fixed start (2026-11-01): the same seed then gives the same market in every run."""
+D = Decimal
+MAKERS = ("ALPHA", "BORE", "CBLT", "DUNE")
+TIGHT = D("0.2")
+NO_SKEW = D(0)
+
+
+def at(ms: int) -> datetime:
+    """Unix ms as an aware datetime."""
+    return datetime(1970, 1, 1, tzinfo=UTC) + timedelta(milliseconds=ms)
+
+
+class ActorKit:
+    """One sandbox with its actors, on a clock only the test moves."""
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        seed: int = 7,
+        config: ActorConfig | None = None,
+        maker_profiles: dict[str, MakerProfile] | None = None,
+    ) -> None:
+        self.clock = SandboxClock(frozen_at_ms=START_MS)
+        self.ex = Exchange.open(path, seed=seed, clock=self.clock, block_delay_s=2.0)
+        self.people = identities(self.ex)
+        self.runner = ActorRunner(self.ex, config or ActorConfig(), maker_profiles=maker_profiles)
+
+    def close(self) -> None:
+        """Close the engine."""
+        self.ex.close()
+
+    # -- time -------------------------------------------------------------------------------
+
+    @property
+    def now(self) -> int:
+        """Sandbox time in ms."""
+        return self.clock.now_ms()
+
+    def run(
+        self, seconds: float, *, step: float = 0.5, until: Callable[[], Any] | None = None
+    ) -> bool:
+        """Advance up to ``seconds`` in ``step``s, ticking and stepping the actors each time.
+
+        Returns True as soon as ``until()`` is truthy (checked after every step), else False.
+        """
+        end = self.now + round(seconds * 1000)
+        while self.now < end:
+            self.clock.advance(step)
+            self.ex.tick()
+            self.runner.step()
+            if until is not None and until():
+                return True
+        return until is None
+
+    # -- companies --------------------------------------------------------------------------
+
+    def caller(self, name: str) -> Any:
+        """The writer caller of a seeded company."""
+        return self.people[name].caller
+
+    def cid(self, name: str) -> str:
+        """The id of a seeded company."""
+        return self.people[name].company_id
+
+    def actions(self, kind: str | None = None, actor: str | None = None) -> list[ActorAction]:
+        """Actions so far, optionally of one kind and/or one actor."""
+        return [
+            a
+            for a in self.runner.actions
+            if (kind is None or a.kind == kind) and (actor is None or a.actor == actor)
+        ]
+
+    # -- the user's side --------------------------------------------------------------------
+
+    def desk_rfq(
+        self,
+        targets: tuple[str, ...] = MAKERS,
+        *,
+        underlying: str = "BTC",
+        qty: str = "0.5",
+        lifetime_s: int = 60,
+    ) -> RFQ:
+        """DESK asks ``targets`` for a perpetual."""
+        perp = PerpetualFutureInstrument(underlying=underlying)
+        return self.ex.rfqs_new(
+            self.caller("DESK"),
+            NewRfqRequest(
+                structure=Structure(legs=[Leg(side=TradeSide.BUY, ratio=1, instrument=perp)]),
+                qty=D(qty),
+                expires_at=at(self.now + lifetime_s * 1000),
+                target_companies=[self.cid(t) for t in targets],
+            ),
+        )
+
+    def desk_rfq_view(self, rfq_id: str) -> RFQ:
+        """DESK's current view of one of its RFQs."""
+        return self.ex.rfqs_sent(self.caller("DESK"), limit=1, offset=0, id=rfq_id).items[0]
+
+    def received(self, name: str, rfq_id: str | None = None) -> list[RFQ]:
+        """RFQs ``name`` was asked to quote (one by id, or all)."""
+        page = self.ex.rfqs_received(self.caller(name), limit=1000, offset=0, id=rfq_id)
+        return page.items
+
+    def quote(
+        self,
+        name: str,
+        rfq: RFQ,
+        *,
+        multiplier: Decimal = TIGHT,
+        lifetime_s: int = 40,
+        pool_id: str | None = None,
+        skew_bps: Decimal = NO_SKEW,
+    ) -> Quote:
+        """``name`` quotes ``rfq`` around the mark (shifted by ``skew_bps`` of the mark).
+
+        Without ``pool_id`` the quote asks for a new pool.
+        """
+        legs = [PricedLeg(leg.rfq_leg_id, leg.instrument, leg.qty) for leg in rfq.rfq_legs]
+        quotes = maker_leg_quotes(self.ex.market, legs, multiplier)
+        if skew_bps:
+            shifted = []
+            for leg_quote, leg in zip(quotes, rfq.rfq_legs, strict=True):
+                tick = self.ex.market.spec(leg.instrument.underlying).tick
+                move = (leg_quote.ask * skew_bps / D(10_000)).quantize(tick)
+                shifted.append(
+                    leg_quote.model_copy(
+                        update={"bid": leg_quote.bid + move, "ask": leg_quote.ask + move}
+                    )
+                )
+            quotes = shifted
+        strategy: Any
+        if pool_id is not None:
+            strategy = UseExistingPool(pool_id=pool_id)
+        else:
+            params = default_margin_params()
+            strategy = CreateNewPool(
+                name=f"{name} test {rfq.rfq_id[:8]}", creator_params=params, other_params=params
+            )
+        expires = min(self.now + lifetime_s * 1000, _ms(rfq.rfq_expires_at))
+        return self.ex.quotes_new(
+            self.caller(name),
+            NewQuoteRequest(
+                rfq_id=rfq.rfq_id, expires_at=at(expires), leg_quotes=quotes, pool_strategy=strategy
+            ),
+        )
+
+    def quote_state(self, name: str, quote_id: str) -> Quote:
+        """The maker's view of its quote."""
+        return self.ex.quotes_sent(self.caller(name), limit=1, offset=0, id=quote_id).items[0]
+
+    def last_look(self, name: str, quote: Quote, action: RequestAction) -> Any:
+        """``name`` answers the last look of ``quote``."""
+        return self.ex.quotes_maker_last_look(
+            self.caller(name),
+            MakerLastLookRequest(
+                parent_quote_id=quote.parent_quote_id,
+                rfq_id=quote.target_rfq_id,
+                action=action,
+            ),
+        )
+
+    def permit(self, name: str, pool_address: str, amount: Decimal) -> None:
+        """``name`` signs and submits a permit for ``pool_address``."""
+        me = self.people[name]
+        approve_deposit(self.ex, me.caller, me.private_key, pool_address, amount)
+
+    def pool_id(self, a: str, b: str) -> str | None:
+        """An open pool between ``a`` and ``b`` (``a``'s view), if there is one."""
+        for pool in self.ex.settlement_pools(self.caller(a), limit=1000, offset=0).items:
+            data = pool.data
+            if data is None or str(data.status) != "open":
+                continue
+            if self.cid(b) in {party.company for party in data.parties}:
+                return pool.pool_id
+        return None
+
+
+def _ms(moment: datetime) -> int:
+    return (moment - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(milliseconds=1)
