@@ -1,0 +1,342 @@
+"""The live data engine: one scheduler polls the venue through the shared client and budget.
+
+What the user looks at, and what waits for the user's action, is *hot* and polls fastest; the
+rest polls slower. Every poll first asks the shared `TokenBudget` whether its cost fits while
+leaving `DESK_RESERVE_TOKENS` free, so the user's own actions (a quote, an accept, the kill
+switch) never wait behind background polling. When the most urgent due poll does not fit, the
+scheduler waits for it rather than letting cheaper polls starve it.
+
+Results leave as messages (`tui.messages`) through ``post``; a failure becomes a `PollFailed`
+(the pane is marked stale, the app shows a toast) and never an exception. A topic never has two
+polls in flight. In tests the scheduler need not run at all: ``await feed.refresh(...)`` and
+``await feed.refresh_all()`` poll on demand, deterministically.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Protocol
+
+from textual.message import Message
+
+from tui.api.budget import DESK_RESERVE_TOKENS, TokenBudget
+from tui.api.client import ServiceClient
+from tui.api.endpoints import BUDGET_TOKENS, endpoint_named
+from tui.api.errors import ApiError, AuthError, ConnectionLost
+from tui.api.models import MarketStats
+from tui.messages import (
+    AssetsUpdated,
+    BudgetChanged,
+    ClockSynced,
+    CompaniesUpdated,
+    ConnectionChanged,
+    ConnectionState,
+    PollFailed,
+    PoolsUpdated,
+    PositionsUpdated,
+    QuotesUpdated,
+    RfqsUpdated,
+    StatsUpdated,
+    SummaryUpdated,
+    Topic,
+    TradesUpdated,
+    TransfersUpdated,
+)
+
+_log = logging.getLogger(__name__)
+
+
+class StatsSource(Protocol):
+    """Anything that fetches the public market statistics."""
+
+    async def stats(self) -> MarketStats:
+        """One statistics record."""
+        ...
+
+
+@dataclass(frozen=True)
+class PollSpec:
+    """How one topic is polled: which endpoint (for its cost) and how often, hot and cold."""
+
+    topic: Topic
+    endpoint: str | None
+    hot_s: float
+    cold_s: float
+    priority: int
+    """Lower polls first when several are due at once."""
+
+    @property
+    def cost(self) -> int:
+        """Request tokens one page of this poll costs (0: not the trading API)."""
+        return endpoint_named(self.endpoint).cost if self.endpoint else 0
+
+
+SPECS: dict[Topic, PollSpec] = {
+    spec.topic: spec
+    for spec in (
+        PollSpec(Topic.QUOTES_SENT, "quotes_sent", 1.5, 6.0, 0),
+        PollSpec(Topic.QUOTES_RECEIVED, "quotes_received", 1.5, 6.0, 0),
+        PollSpec(Topic.RFQS_RECEIVED, "rfqs_received", 4.0, 12.0, 1),
+        PollSpec(Topic.RFQS_SENT, "rfqs_sent", 4.0, 20.0, 1),
+        PollSpec(Topic.STATUS, "status", 5.0, 10.0, 2),
+        PollSpec(Topic.SUMMARY, "portfolio_summary", 10.0, 20.0, 3),
+        PollSpec(Topic.POOLS, "settlement_pools", 8.0, 30.0, 3),
+        PollSpec(Topic.TRANSFERS, "transfers", 5.0, 20.0, 4),
+        PollSpec(Topic.POSITIONS, "portfolio_positions", 5.0, 20.0, 4),
+        PollSpec(Topic.TRADES, "portfolio_trades", 5.0, 20.0, 4),
+        PollSpec(Topic.STATS, None, 15.0, 30.0, 5),
+        PollSpec(Topic.COMPANIES, "companies", 120.0, 300.0, 0),
+        PollSpec(Topic.ASSETS, "supported_assets", 300.0, 600.0, 2),
+    )
+}
+"""Every topic the desk polls."""
+
+PAGE_LIMITS: dict[Topic, int] = {
+    Topic.TRADES: 10_000,
+    Topic.TRANSFERS: 10_000,
+    Topic.POSITIONS: 10_000,
+    Topic.COMPANIES: 10_000,
+}
+"""Big pages for the cheap (1 token) list endpoints: one page, one token."""
+
+
+def stale_after(spec: PollSpec, hot: bool) -> float:
+    """Seconds after which a topic's data counts as stale: three missed polls, plus slack."""
+    return 3 * (spec.hot_s if hot else spec.cold_s) + 2.0
+
+
+class Feed:
+    """The desk's one scheduler of polls (see module docs)."""
+
+    def __init__(
+        self,
+        client: ServiceClient,
+        post: Callable[[Message], Any],
+        *,
+        clock: Callable[[], datetime],
+        stats: StatsSource | None = None,
+        keep_free: int = DESK_RESERVE_TOKENS,
+        monotonic: Callable[[], float] = time.monotonic,
+        tick_s: float = 0.25,
+    ) -> None:
+        self.client = client
+        self.budget: TokenBudget = client.budget
+        self.post = post
+        self.clock = clock
+        self.stats = stats
+        self.keep_free = keep_free
+        self.monotonic = monotonic
+        self.tick_s = tick_s
+        self.hot: set[Topic] = set()
+        self.last_ok: dict[Topic, datetime] = {}
+        self.failing: dict[Topic, str] = {}
+        self.connection = ConnectionState.CONNECTING
+        self._last_run: dict[Topic, float] = {}
+        self._kicked: set[Topic] = set()
+        self._inflight: set[Topic] = set()
+        self._tasks: set[asyncio.Task[bool]] = set()
+        self._stopped = asyncio.Event()
+        self.topics: tuple[Topic, ...] = tuple(
+            t for t in SPECS if t is not Topic.STATS or stats is not None
+        )
+
+    # -- steering ---------------------------------------------------------------------------
+
+    def set_hot(self, topics: Iterable[Topic]) -> None:
+        """Poll these topics fast from now on; a topic that just turned hot polls at once."""
+        new = set(topics)
+        for topic in new - self.hot:
+            self._kicked.add(topic)
+        self.hot = new
+
+    def kick(self, *topics: Topic) -> None:
+        """Poll these topics as soon as the budget allows (after a user action changed them)."""
+        self._kicked.update(topics)
+
+    def interval(self, topic: Topic) -> float:
+        """Seconds between polls of ``topic`` right now."""
+        spec = SPECS[topic]
+        return spec.hot_s if topic in self.hot else spec.cold_s
+
+    def is_stale(self, topic: Topic, now: datetime) -> bool:
+        """Whether a topic's data is older than it should be (or failed, or never came)."""
+        if topic in self.failing:
+            return True
+        last = self.last_ok.get(topic)
+        if last is None:
+            return True
+        return (now - last).total_seconds() > stale_after(SPECS[topic], topic in self.hot)
+
+    # -- the schedule -----------------------------------------------------------------------
+
+    def due(self) -> list[Topic]:
+        """Topics whose interval has passed (or that were kicked), most urgent first."""
+        now = self.monotonic()
+        waiting: list[tuple[int, float, Topic]] = []
+        for topic in self.topics:
+            if topic in self._inflight:
+                continue
+            last = self._last_run.get(topic)
+            interval = self.interval(topic)
+            if topic in self._kicked or last is None:
+                overdue = float("inf")
+            elif now - last >= interval:
+                overdue = (now - last) / interval
+            else:
+                continue
+            waiting.append((SPECS[topic].priority, -overdue, topic))
+        waiting.sort()
+        return [topic for _, _, topic in waiting]
+
+    def fits(self, topic: Topic) -> bool:
+        """Whether a poll of ``topic`` may spend its cost now and leave the reserve free."""
+        cost = SPECS[topic].cost
+        return cost == 0 or self.budget.wait_time(cost, self.keep_free) <= 0
+
+    def tick(self) -> list[Topic]:
+        """Start every due poll that fits the budget; stop at the first that does not."""
+        started = []
+        for topic in self.due():
+            if not self.fits(topic):
+                break
+            self._start(topic)
+            started.append(topic)
+        return started
+
+    def _start(self, topic: Topic) -> None:
+        self._kicked.discard(topic)
+        self._last_run[topic] = self.monotonic()
+        task = asyncio.ensure_future(self.poll(topic))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def run(self) -> None:
+        """Poll forever (until `stop`): the desk's background schedule."""
+        self._stopped.clear()
+        while not self._stopped.is_set():
+            self.tick()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopped.wait(), timeout=self.tick_s)
+
+    async def stop(self) -> None:
+        """Stop scheduling and cancel polls in flight."""
+        self._stopped.set()
+        for task in list(self._tasks):
+            task.cancel()
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    # -- on demand --------------------------------------------------------------------------
+
+    async def refresh(self, *topics: Topic) -> None:
+        """Poll these topics now, one after the other, waiting for budget if needed."""
+        for topic in topics:
+            if topic not in self.topics:
+                continue
+            cost = SPECS[topic].cost
+            if cost:
+                delay = self.budget.wait_time(cost, self.keep_free)
+                if delay > 0:
+                    await asyncio.sleep(delay)
+            self._kicked.discard(topic)
+            self._last_run[topic] = self.monotonic()
+            await self.poll(topic)
+
+    async def refresh_all(self) -> None:
+        """Poll every topic once (start-up, tests, the refresh key)."""
+        await self.refresh(*sorted(self.topics, key=lambda t: SPECS[t].priority))
+
+    # -- one poll ---------------------------------------------------------------------------
+
+    async def poll(self, topic: Topic) -> bool:
+        """Fetch one topic and post its message; False when it failed or was already running."""
+        if topic in self._inflight:
+            return False
+        self._inflight.add(topic)
+        try:
+            message = await self._fetch(topic)
+        except asyncio.CancelledError:
+            raise
+        except ApiError as error:
+            self._failed(topic, error)
+            return False
+        except Exception as error:  # a bug in a fetcher must not kill the desk
+            _log.exception("poll of %s failed", topic)
+            self._failed(topic, error)
+            return False
+        finally:
+            self._inflight.discard(topic)
+            self.post(BudgetChanged(self.budget.used(), BUDGET_TOKENS))
+        self.failing.pop(topic, None)
+        self.last_ok[topic] = self.clock()
+        self._set_connection(ConnectionState.CONNECTED, "")
+        self.post(message)
+        return True
+
+    def _failed(self, topic: Topic, error: Exception) -> None:
+        text = str(error) or type(error).__name__
+        self.failing[topic] = text
+        self.post(PollFailed(topic, text, self.clock()))
+        if isinstance(error, AuthError):
+            self._set_connection(ConnectionState.DISCONNECTED, "the venue refused the API key")
+        elif isinstance(error, ConnectionLost):
+            self._set_connection(ConnectionState.DISCONNECTED, "no answer from the venue")
+        else:
+            self._set_connection(ConnectionState.DEGRADED, text)
+
+    def _set_connection(self, state: ConnectionState, detail: str) -> None:
+        if state is self.connection:
+            return
+        self.connection = state
+        self.post(ConnectionChanged(state, detail))
+
+    async def _all(self, method: Callable[..., Awaitable[Any]], topic: Topic) -> list[Any]:
+        limit = PAGE_LIMITS.get(topic)
+        filters = {"limit": limit} if limit else {}
+        return [record async for record in self.client.iterate(method, **filters)]
+
+    async def _fetch(self, topic: Topic) -> Message:
+        client = self.client
+        if topic is Topic.RFQS_RECEIVED:
+            rfqs = await self._all(client.rfqs_received, topic)
+            return RfqsUpdated(self.clock(), "received", rfqs)
+        if topic is Topic.RFQS_SENT:
+            rfqs = await self._all(client.rfqs_sent, topic)
+            return RfqsUpdated(self.clock(), "sent", rfqs)
+        if topic is Topic.QUOTES_SENT:
+            quotes = await self._all(client.quotes_sent, topic)
+            return QuotesUpdated(self.clock(), "sent", quotes)
+        if topic is Topic.QUOTES_RECEIVED:
+            quotes = await self._all(client.quotes_received, topic)
+            return QuotesUpdated(self.clock(), "received", quotes)
+        if topic is Topic.TRADES:
+            return TradesUpdated(self.clock(), await self._all(client.portfolio_trades, topic))
+        if topic is Topic.TRANSFERS:
+            return TransfersUpdated(self.clock(), await self._all(client.transfers, topic))
+        if topic is Topic.POSITIONS:
+            positions = await self._all(client.portfolio_positions, topic)
+            return PositionsUpdated(self.clock(), positions)
+        if topic is Topic.POOLS:
+            return PoolsUpdated(self.clock(), await self._all(client.settlement_pools, topic))
+        if topic is Topic.SUMMARY:
+            return SummaryUpdated(self.clock(), await client.portfolio_summary())
+        if topic is Topic.COMPANIES:
+            return CompaniesUpdated(self.clock(), await self._all(client.companies, topic))
+        if topic is Topic.ASSETS:
+            return AssetsUpdated(self.clock(), await client.supported_assets())
+        if topic is Topic.STATS:
+            assert self.stats is not None
+            return StatsUpdated(self.clock(), await self.stats.stats())
+        if topic is Topic.STATUS:
+            started = time.perf_counter()
+            status = await client.status()
+            latency = round((time.perf_counter() - started) * 1000)
+            company = status.auth.company_id if status.auth else None
+            return ClockSynced(self.clock(), latency, client.clock_offset_ms, company)
+        raise ValueError(f"unknown topic {topic}")

@@ -1,0 +1,176 @@
+"""How the desk writes numbers, times, ids and states: one place, so every pane agrees.
+
+All amounts are `Decimal`; nothing here ever goes through float.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from decimal import ROUND_HALF_EVEN, Decimal
+
+from tui.api.models import (
+    ClearingStatus,
+    Leg,
+    RFQLeg,
+    Structure,
+    instrument_label,
+)
+
+DASH = "-"
+
+
+def money(value: Decimal | None, places: int = 2, *, signed: bool = False) -> str:
+    """``1,234,567.89``; ``-`` for a missing value; ``+`` in front when ``signed``."""
+    if value is None:
+        return DASH
+    quant = Decimal(1).scaleb(-places)
+    rounded = value.quantize(quant, rounding=ROUND_HALF_EVEN)
+    text = f"{rounded:,.{places}f}"
+    if signed and rounded > 0:
+        text = "+" + text
+    if text.startswith("-") and rounded == 0:
+        text = text[1:]
+    return text
+
+
+def price(value: Decimal | None) -> str:
+    """A price with as many places as it needs, at least 2, at most 8; grouped thousands."""
+    if value is None:
+        return DASH
+    normal = value.normalize()
+    exponent = normal.as_tuple().exponent
+    places = min(8, max(2, -exponent if isinstance(exponent, int) else 2))
+    return money(value, places)
+
+
+def qty(value: Decimal | None) -> str:
+    """A quantity without trailing zeros: ``1.5``, ``1,000``."""
+    if value is None:
+        return DASH
+    normal = value.normalize()
+    exponent = normal.as_tuple().exponent
+    places = max(0, -exponent if isinstance(exponent, int) else 0)
+    return f"{normal:,.{places}f}"
+
+
+def greek(value: Decimal | None) -> str:
+    """A greek: 4 significant places is what a trader reads at a glance."""
+    if value is None:
+        return DASH
+    return money(value, 4, signed=True)
+
+
+def percent(value: Decimal | None, places: int = 4) -> str:
+    """A decimal fraction as percent: ``0.0001`` -> ``0.0100%``."""
+    if value is None:
+        return DASH
+    return money(value * 100, places, signed=True) + "%"
+
+
+def short_id(value: str | None) -> str:
+    """The first 8 characters of an id: enough to tell records apart on a screen."""
+    if not value:
+        return DASH
+    return value[:8]
+
+
+def clock_time(value: datetime | None) -> str:
+    """``14:03:27`` in UTC."""
+    if value is None:
+        return DASH
+    return value.strftime("%H:%M:%S")
+
+
+def countdown(until: datetime | None, now: datetime) -> str:
+    """Time left as ``4:59`` / ``1:02:03``; ``expired`` once passed."""
+    if until is None:
+        return DASH
+    left = until - now
+    if left <= timedelta(0):
+        return "expired"
+    seconds = int(left.total_seconds())
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours}:{minutes:02d}:{secs:02d}"
+    return f"{minutes}:{secs:02d}"
+
+
+def age(seconds: float | None) -> str:
+    """How old data is: ``3s``, ``2m``, ``1h``; ``never`` before the first answer."""
+    if seconds is None:
+        return "never"
+    whole = max(0, int(seconds))
+    if whole < 120:
+        return f"{whole}s"
+    if whole < 7200:
+        return f"{whole // 60}m"
+    return f"{whole // 3600}h"
+
+
+def duration_s(seconds: int) -> str:
+    """An interval in seconds as ``8h`` / ``1h30m`` / ``45s``."""
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    parts = []
+    if hours:
+        parts.append(f"{hours}h")
+    if minutes:
+        parts.append(f"{minutes}m")
+    if secs or not parts:
+        parts.append(f"{secs}s")
+    return "".join(parts)
+
+
+def leg_text(leg: Leg | RFQLeg, *, ratio: bool = True) -> str:
+    """``B BTC-PERP x2`` for a structure leg, ``B BTC-PERP 10`` for an RFQ leg."""
+    side = str(leg.side)[:1].upper()
+    label = instrument_label(leg.instrument)
+    if isinstance(leg, RFQLeg):
+        return f"{side} {label} {qty(leg.qty)}"
+    return f"{side} {label}" + (f" x{leg.ratio}" if ratio and leg.ratio != 1 else "")
+
+
+def structure_text(structure: Structure) -> str:
+    """The legs of a structure on one line: ``B BTC-PERP / S ETH-PERP x2``."""
+    return " / ".join(leg_text(leg) for leg in structure.legs)
+
+
+_STATUS_WORDS: dict[str, str] = {
+    ClearingStatus.PENDING_POOL_CREATION: "creating the settlement pool",
+    ClearingStatus.PENDING_TAKER_DEPOSIT_APPROVAL: "waiting for the taker's deposit approval",
+    ClearingStatus.PENDING_MAKER_LAST_LOOK: "waiting for the maker's last look",
+    ClearingStatus.PENDING_MAKER_DEPOSIT_APPROVAL: "waiting for the maker's deposit approval",
+    ClearingStatus.PENDING_ATOMIC_DEPOSIT: "deposits moving on-chain",
+    ClearingStatus.SUCCESS_TRADES_BOOKED_INTO_POOL: "booked into the pool",
+    ClearingStatus.REJECTED_FAILED_TAKER_DEPOSIT_APPROVAL: (
+        "rejected: the taker did not approve the deposit in time"
+    ),
+    ClearingStatus.REJECTED_FAILED_MAKER_DEPOSIT_APPROVAL: (
+        "rejected: the maker did not approve the deposit in time"
+    ),
+    ClearingStatus.REJECTED_MAKER_LAST_LOOK_REJECTED: "rejected: the maker declined at last look",
+    ClearingStatus.REJECTED_MAKER_LAST_LOOK_EXPIRED: (
+        "rejected: the maker did not answer the last look before the quote expired"
+    ),
+    ClearingStatus.REJECTED_FAILED_POOL_CREATION: "rejected: the settlement pool was not created",
+    ClearingStatus.REJECTED_FAILED_RISK_CHECKS: "rejected: failed the risk checks",
+    ClearingStatus.REJECTED_FAILED_TAKER_ACCEPT_NO_QUOTE: "rejected: the quote no longer exists",
+    ClearingStatus.REJECTED_FAILED_TAKER_ACCEPT_QUOTE_EXPIRED: (
+        "rejected: the quote had expired when it was accepted"
+    ),
+    ClearingStatus.REJECTED_FAILED_TAKER_ACCEPT_RFQ_EXPIRED: (
+        "rejected: the RFQ had expired when the quote was accepted"
+    ),
+    ClearingStatus.REJECTED_FAILED_TAKER_FUNDING: "rejected: the taker's funding failed",
+    ClearingStatus.REJECTED_FAILED_MAKER_FUNDING: "rejected: the maker's funding failed",
+    ClearingStatus.REJECTED_FAILED_ATOMIC_DEPOSIT: "rejected: the on-chain deposit failed",
+    ClearingStatus.REJECTED_FAILED_REDUCE_ONLY_CHECK: "rejected: failed the reduce-only check",
+}
+
+
+def status_words(status: str | None) -> str:
+    """A clearing status in words; an unknown status is shown as the venue sent it."""
+    if status is None:
+        return DASH
+    return _STATUS_WORDS.get(str(status), str(status).replace("_", " "))

@@ -1,0 +1,111 @@
+"""Form plumbing shared by the ticket and the modals: validate with the request models, map
+each error to the form field it belongs to, and show it next to that field.
+
+Validation is the request models' own (pydantic): the desk never keeps a second copy of the
+venue's rules. A form names its fields by id; a mapper turns a pydantic error location
+(``("leg_quotes", 0, "bid")``) into the field id (``"bid-0"``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from decimal import Decimal, InvalidOperation
+
+from pydantic import ValidationError
+from textual.dom import DOMNode
+from textual.widgets import Static
+
+from tui.api.errors import ApiError, InvalidArgument
+
+FORM = "form"
+"""The pseudo-field for errors that belong to no single field."""
+
+Locator = Callable[[tuple[int | str, ...]], str]
+
+
+class FormError(Exception):
+    """A form refused locally: ``errors`` maps field id to message."""
+
+    def __init__(self, errors: Mapping[str, str]) -> None:
+        self.errors = dict(errors)
+        super().__init__("; ".join(f"{k}: {v}" for k, v in self.errors.items()))
+
+
+def _clean_message(message: str) -> str:
+    for prefix in ("Value error, ", "Assertion failed, "):
+        if message.startswith(prefix):
+            return message[len(prefix) :]
+    return message
+
+
+def errors_from_validation(error: ValidationError, locate: Locator) -> dict[str, str]:
+    """Field id -> first message, for every error of a pydantic validation."""
+    found: dict[str, str] = {}
+    for item in error.errors():
+        field = locate(tuple(item["loc"]))
+        found.setdefault(field, _clean_message(item["msg"]))
+    return found
+
+
+_FIELD_PREFIX = re.compile(r"^([a-z_][a-z0-9_.\[\]]*)\s*:\s*(.+)$")
+
+
+def errors_from_api(error: ApiError, locate: Locator) -> dict[str, str]:
+    """Field id -> message for a venue refusal; the field when the message names one."""
+    if isinstance(error, InvalidArgument):
+        return {locate(tuple(error.field.split("."))): error.message}
+    match = _FIELD_PREFIX.match(error.message)
+    if match:
+        path: list[int | str] = []
+        for part in re.split(r"[.\[\]]+", match.group(1)):
+            if part:
+                path.append(int(part) if part.isdigit() else part)
+        field = locate(tuple(path))
+        if field != FORM:
+            return {field: match.group(2)}
+    return {FORM: error.message}
+
+
+def parse_decimal(text: str, field: str, *, required: bool = True) -> Decimal | None:
+    """A decimal typed by the user (commas allowed as thousands separators)."""
+    cleaned = text.strip().replace(",", "").replace("_", "")
+    if not cleaned:
+        if required:
+            raise FormError({field: "required"})
+        return None
+    try:
+        value = Decimal(cleaned)
+    except InvalidOperation:
+        raise FormError({field: f"{text.strip()!r} is not a number"}) from None
+    if not value.is_finite():
+        raise FormError({field: "must be a finite number"})
+    return value
+
+
+def parse_int(text: str, field: str, *, low: int | None = None, high: int | None = None) -> int:
+    """A whole number typed by the user, within bounds."""
+    cleaned = text.strip().replace(",", "")
+    if not cleaned.lstrip("-").isdigit():
+        raise FormError({field: "must be a whole number"})
+    value = int(cleaned)
+    if low is not None and value < low:
+        raise FormError({field: f"must be at least {low}"})
+    if high is not None and value > high:
+        raise FormError({field: f"must be at most {high}"})
+    return value
+
+
+def show_errors(root: DOMNode, errors: Mapping[str, str]) -> None:
+    """Show each message in the ``#err-<field>`` label of ``root``; clear the others.
+
+    An error for a field the form has no label for goes to the form-level label.
+    """
+    labels = {str(w.id)[4:]: w for w in root.query(".field-error") if isinstance(w, Static)}
+    unplaced = [f"{k}: {v}" for k, v in errors.items() if k not in labels]
+    for name, label in labels.items():
+        message = errors.get(name, "")
+        if name == FORM and unplaced:
+            message = "; ".join(filter(None, [message, *unplaced]))
+        label.update(message)
+        label.display = bool(message)
