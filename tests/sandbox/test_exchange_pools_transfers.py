@@ -145,3 +145,14 @@ def test_transfers_are_the_callers_own(kit):
     assert [t.company for t in alpha] == [kit.id("ALPHA")]
     assert kit.ex.transfers(kit["ALPHA"], limit=10, offset=0, id=desk[0].id).items == []
     assert kit.ex.transfers(kit["BORE"], limit=10, offset=0, pool=seed).items == []
+
+
+def test_oversized_transfer_and_unlimited_permit(kit):
+    pool = kit.pool("DESK", kit.seed_pool_id())
+    with expect_error(ErrorCode.OUT_OF_RANGE, "qty: at most 1000000000000"):
+        _transfer(kit, "DESK", pool.pool_id, "1e30")
+    # The customary "unlimited" approval (2**256 - 1 base units) is taken and capped.
+    kit.permit("DESK", pool.data.address, D(2**256 - 1) / D(10**6))
+    owner = kit.creds["DESK"]["wallet_address"]
+    assert kit.ex.chain.allowance_units(owner, pool.data.address) == 2**63 - 1
+    assert _transfer(kit, "DESK", pool.pool_id, "10").status == "pending"

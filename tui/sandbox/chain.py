@@ -25,6 +25,7 @@ from tui.sandbox.store import Store
 
 __all__ = [
     "CHAIN_ID",
+    "MAX_ALLOWANCE_UNITS",
     "PERMIT_TYPES",
     "USDC_DOMAIN_NAME",
     "USDC_DOMAIN_VERSION",
@@ -63,6 +64,8 @@ PERMIT_TYPES: dict[str, list[dict[str, str]]] = {
 """The EIP-712 types of an ERC-2612 ``Permit``."""
 
 _UNIT = Decimal(10) ** USDC_DECIMALS
+MAX_ALLOWANCE_UNITS = 2**63 - 1
+"""The largest allowance stored; a bigger permit value means "unlimited"."""
 
 
 def to_units(amount: Decimal) -> int:
@@ -171,7 +174,12 @@ class Chain:
         return from_units(self.allowance_units(owner, spender))
 
     def set_allowance(self, owner: str, spender: str, units: int) -> None:
-        """Set (not add to) an allowance, as ERC-2612 ``permit`` does."""
+        """Set (not add to) an allowance, as ERC-2612 ``permit`` does.
+
+        Values past SQLite's 64-bit integers (the customary ``2**256 - 1`` "unlimited"
+        approval) are stored as `MAX_ALLOWANCE_UNITS`, which no wallet can exhaust.
+        """
+        units = min(units, MAX_ALLOWANCE_UNITS)
         self.store.execute(
             "INSERT INTO allowances (owner, spender, units) VALUES (?, ?, ?) "
             "ON CONFLICT (owner, spender) DO UPDATE SET units = excluded.units",

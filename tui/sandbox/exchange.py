@@ -125,6 +125,13 @@ log = logging.getLogger(__name__)
 
 MAX_RFQ_LIFETIME_S = 3600
 """How far ahead an RFQ's ``expires_at`` may be."""
+MAX_LEG_QTY = Decimal(10) ** 9
+"""The largest quantity of one leg (RFQ qty x ratio): keeps every amount well inside Decimal's
+28 digits, so no request can make the engine's arithmetic overflow."""
+MAX_PRICE = Decimal(10) ** 9
+"""The largest leg price a quote may carry."""
+MAX_TRANSFER = Decimal(10) ** 12
+"""The largest USDC amount of one transfer."""
 SNAPSHOT_EVERY_MS = 30_000
 """How often (sandbox time) `Exchange.tick` saves the market's state into the database."""
 _ZERO = Decimal(0)
@@ -215,7 +222,6 @@ class Exchange:
         self.clearing = Clearing(store, self.chain, self.portfolio)
         self.views = Views(store, self.chain, self.portfolio, market)
         self._lock = threading.RLock()
-        self._next_due_ms: int | None = 0
         self._next_snapshot_ms = clock.now_ms() + SNAPSHOT_EVERY_MS
         self._closed = False
 
@@ -286,11 +292,13 @@ class Exchange:
 
         Timers run in due order, each at its own due time (so a big clock jump replays the
         same history as many small ticks would); one that fails is logged and dropped without
-        undoing the others. Cheap when nothing is due: one comparison against a cached time.
+        undoing the others. Cheap when nothing is due: one indexed ``MIN(due_ms)`` query (read
+        from the file every time, so another `Exchange` over the same store, such as the
+        seeded-history player, can add timers this one will run).
         """
         with self._lock:
             now = self.clock.now_ms()
-            due = self._next_due_ms
+            due = self.store.next_due_ms()
             if (due is None or now < due) and now < self._next_snapshot_ms:
                 return
             with self.store.transaction():
@@ -299,7 +307,6 @@ class Exchange:
                 if now >= self._next_snapshot_ms:
                     self._save_market()
                     self._next_snapshot_ms = now + SNAPSHOT_EVERY_MS
-            self._next_due_ms = self.store.next_due_ms()
 
     def _run_timers(self, now: int) -> None:
         for _ in range(10_000):
@@ -345,13 +352,9 @@ class Exchange:
     def _write(self) -> Iterator[int]:
         """One write transaction at the current time (after running what is due)."""
         self.tick()
-        with self._lock:
-            try:
-                with self.store.transaction():
-                    self.portfolio.fresh()
-                    yield self.clock.now_ms()
-            finally:
-                self._next_due_ms = self.store.next_due_ms()
+        with self._lock, self.store.transaction():
+            self.portfolio.fresh()
+            yield self.clock.now_ms()
 
     def _read(self) -> None:
         self.tick()
@@ -598,6 +601,13 @@ class Exchange:
         ask: Decimal | None = _ZERO
         for leg, structure_leg in zip(legs, rfq["structure"]["legs"], strict=True):
             leg_quote = by_leg[leg["rfq_leg_id"]]
+            for name in ("bid", "ask"):
+                value = getattr(leg_quote, name)
+                if value is not None and value > MAX_PRICE:
+                    index = body.leg_quotes.index(leg_quote)
+                    raise ServiceError.out_of_range(
+                        f"leg_quotes[{index}].{name}: at most {format(MAX_PRICE, 'f')}"
+                    )
             ratio = Decimal(structure_leg["ratio"])
             buy_leg = leg["side"] == TradeSide.BUY
             # The taker buying the structure buys its buy legs (at ask), sells its sell legs
@@ -964,6 +974,15 @@ class Exchange:
             expiry = getattr(instrument, "expiry", None)
             if expiry is not None and timestamp_to_ms(expiry) <= now:
                 raise ServiceError.out_of_range(f"{where}.expiry: must be in the future")
+            if body.qty * leg.ratio > MAX_LEG_QTY:
+                raise ServiceError.out_of_range(
+                    f"qty: qty x structure.legs[{index}].ratio must be at most "
+                    f"{format(MAX_LEG_QTY, 'f')}"
+                )
+            try:
+                self.market.value(instrument)
+            except (ValueError, ArithmeticError) as exc:
+                raise ServiceError.out_of_range(f"{where}: cannot be priced ({exc})") from None
             tick = self.market.spec(instrument.underlying).min_qty_tick
             if body.qty % tick != 0:
                 raise ServiceError.out_of_range(
@@ -1124,6 +1143,8 @@ class Exchange:
                     "counterparty: must be the other company of the pool"
                 )
             qty = body.qty
+            if qty > MAX_TRANSFER:
+                raise ServiceError.out_of_range(f"qty: at most {format(MAX_TRANSFER, 'f')}")
             if qty != qty.quantize(Decimal("0.000001")):
                 raise ServiceError.out_of_range("qty: at most 6 decimal places (USDC)")
             if body.transfer_type == TransferType.DEPOSIT:
