@@ -149,7 +149,10 @@ class ActorKit:
         pool_id: str | None = None,
         skew_bps: Decimal = NO_SKEW,
     ) -> Quote:
-        """``name`` quotes ``rfq`` around the mark (shifted by ``skew_bps`` of the mark).
+        """``name`` quotes ``rfq`` around the mark, the structure's price moved by ``skew_bps``.
+
+        A positive skew raises the price of the structure (buy legs up, sell legs down), which
+        is worse for a taker who buys it; a negative one is worse for a seller.
 
         Without ``pool_id`` the quote asks for a new pool.
         """
@@ -160,6 +163,8 @@ class ActorKit:
             for leg_quote, leg in zip(quotes, rfq.rfq_legs, strict=True):
                 tick = self.ex.market.spec(leg.instrument.underlying).tick
                 move = (leg_quote.ask * skew_bps / D(10_000)).quantize(tick)
+                if str(leg.side) == "sell":
+                    move = -move
                 shifted.append(
                     leg_quote.model_copy(
                         update={"bid": leg_quote.bid + move, "ask": leg_quote.ask + move}
