@@ -7,6 +7,7 @@ after each, exactly as the server's tick loop does; no test sleeps.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -28,7 +29,7 @@ from tui.api.models import (
 )
 from tui.sandbox.actor_deposits import approve_deposit
 from tui.sandbox.actor_pricing import PricedLeg, maker_leg_quotes
-from tui.sandbox.actor_profiles import ActorConfig, MakerProfile
+from tui.sandbox.actor_profiles import ActorConfig, MakerProfile, maker_profile
 from tui.sandbox.actors import ActorAction, ActorRunner, identities
 from tui.sandbox.clock import SandboxClock
 from tui.sandbox.exchange import Exchange
@@ -40,6 +41,12 @@ D = Decimal
 MAKERS = ("ALPHA", "BORE", "CBLT", "DUNE")
 TIGHT = D("0.2")
 NO_SKEW = D(0)
+
+
+def always(name: str, action: str, seed: int = 7) -> dict[str, MakerProfile]:
+    """A profile for maker ``name`` that answers every RFQ and always ``action``s last look."""
+    base = maker_profile(seed, name)
+    return {name: replace(base, answer_rate=1.0, last_look={action: 1.0})}
 
 
 def at(ms: int) -> datetime:

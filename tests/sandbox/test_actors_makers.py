@@ -6,7 +6,7 @@ from collections import Counter
 from decimal import Decimal
 
 import pytest
-from actors_kit import MAKERS, ActorKit
+from actors_kit import MAKERS, ActorKit, always
 
 from tui.api.models import AcceptQuoteRequest, ClearingStatus, TradeSide
 from tui.sandbox.actor_profiles import ActorConfig, LastLookAction, maker_profile
@@ -21,20 +21,6 @@ def kit(tmp_path):
     k = ActorKit(tmp_path / "makers.db", config=MAKERS_ONLY)
     yield k
     k.close()
-
-
-def always(name: str, action: str, seed: int = 7):
-    """A maker profile that always takes ``action`` at last look and answers every RFQ."""
-    base = maker_profile(seed, name)
-    return {
-        name: type(base)(
-            **{
-                **base.__dict__,
-                "answer_rate": 1.0,
-                "last_look": {action: 1.0},
-            }
-        )
-    }
 
 
 def test_a_targeted_rfq_gets_quotes_from_the_makers_within_seconds(kit):
