@@ -86,6 +86,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="simulated block time in seconds (default 2)",
     )
     sandbox.add_argument(
+        "--no-actors",
+        action="store_true",
+        help="run without the simulated makers and takers (a quiet market)",
+    )
+    sandbox.add_argument(
+        "--pace",
+        type=_positive_float,
+        default=1.0,
+        metavar="F",
+        help="speed of the simulated market (2: twice as many RFQs, answers in half the time)",
+    )
+    sandbox.add_argument(
         "--token-budget",
         type=_positive_int,
         default=None,
@@ -119,6 +131,7 @@ def _run_sandbox(args: argparse.Namespace) -> int:
     import logging
 
     from tui.api.endpoints import BUDGET_TOKENS
+    from tui.sandbox.actor_profiles import ActorConfig
     from tui.sandbox.clock import SandboxClock
     from tui.sandbox.credentials import (
         credentials_document,
@@ -156,6 +169,7 @@ def _run_sandbox(args: argparse.Namespace) -> int:
         "admin": args.admin,
         "token_budget": args.token_budget or BUDGET_TOKENS,
         "log_level": args.log_level,
+        "actor_config": None if args.no_actors else ActorConfig(pace=args.pace or 1.0),
     }
     # uvicorn shuts down gracefully on SIGINT, then re-raises it: that is a normal stop here.
     with contextlib.suppress(KeyboardInterrupt):

@@ -42,6 +42,8 @@ from tui.sandbox.query import parse_json_object
 from tui.sandbox.routes import call_endpoint
 
 if TYPE_CHECKING:
+    from tui.sandbox.actor_profiles import ActorConfig
+    from tui.sandbox.actors import ActorRunner
     from tui.sandbox.exchange import Caller, Exchange
 
 __all__ = [
@@ -116,8 +118,9 @@ class SandboxApp:
     ``token_budget`` is the per-company request-token budget per 10 s window; the contract's
     value is 100 and only a benchmark should raise it. ``admin`` enables
     `ADMIN_ADVANCE_PATH` (loopback clients only). On ASGI lifespan startup the app starts
-    ticking the engine every ``tick_interval_s``; on shutdown it stops and, when
-    ``close_exchange``, closes the engine.
+    ticking the engine (and stepping the simulated counterparties, ``actors``, when given)
+    every ``tick_interval_s``; on shutdown it stops and, when ``close_exchange``, closes the
+    engine.
     """
 
     def __init__(
@@ -130,8 +133,10 @@ class SandboxApp:
         tick_interval_s: float = TICK_INTERVAL_S,
         close_exchange: bool = True,
         max_body_bytes: int = MAX_BODY_BYTES,
+        actors: ActorRunner | None = None,
     ) -> None:
         self.exchange = exchange
+        self.actors = actors
         self.clock = clock
         self.admin = admin
         self.budget = TokenBudget(token_budget)
@@ -171,12 +176,18 @@ class SandboxApp:
         if self._ticker is None and self.tick_interval_s > 0:
             self._ticker = asyncio.get_running_loop().create_task(self._tick_forever())
 
+    def advance_world(self) -> None:
+        """Apply what sandbox time has made due, then let the simulated counterparties act."""
+        self.exchange.tick()
+        if self.actors is not None:
+            self.actors.step()
+
     async def _tick_forever(self) -> None:
         failing = False
         while True:
             await asyncio.sleep(self.tick_interval_s)
             try:
-                self.exchange.tick()
+                self.advance_world()
                 failing = False
             except Exception:
                 if not failing:  # one traceback per failure streak, not four a second
@@ -355,7 +366,7 @@ class SandboxApp:
         if not amount.is_finite() or not 0 <= amount <= MAX_ADVANCE_S:
             raise ServiceError.out_of_range(f"seconds: must be between 0 and {MAX_ADVANCE_S}")
         now_ms = self.clock.advance(float(amount))
-        self.exchange.tick()
+        self.advance_world()
         return _Reply(200, {"result": {"server_timestamp_ms": now_ms}})
 
 
@@ -410,6 +421,9 @@ def _url_host(host: str) -> str:
 class SandboxServer:
     """The sandbox app under uvicorn on a pre-bound socket, in the current event loop.
 
+    ``actor_config`` switches the simulated counterparties on (None: a quiet market, as tests
+    want it); the other options are those of `SandboxApp`.
+
     ``await start()`` returns once the server accepts connections (`base_url` is then final);
     ``await wait()`` serves until a signal or `request_stop`; ``await stop()`` shuts down
     gracefully: open requests finish, the ticker stops and the engine is closed.
@@ -428,7 +442,13 @@ class SandboxServer:
         close_exchange: bool = True,
         log_level: str = "warning",
         access_log: bool = False,
+        actor_config: ActorConfig | None = None,
     ) -> None:
+        actors = None
+        if actor_config is not None:
+            from tui.sandbox.actors import start_actors
+
+            actors = start_actors(exchange, actor_config)
         self.app = SandboxApp(
             exchange,
             clock,
@@ -436,6 +456,7 @@ class SandboxServer:
             token_budget=token_budget,
             tick_interval_s=tick_interval_s,
             close_exchange=close_exchange,
+            actors=actors,
         )
         self.host = host
         self._requested_port = port
