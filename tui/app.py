@@ -113,6 +113,8 @@ class DeskApp(App[None]):
         Binding("ctrl+k", "kill_switch", "KILL SWITCH", priority=True),
         Binding("n", "new_rfq", "New RFQ"),
         Binding("g", "next_action", "Next action"),
+        Binding("ctrl+g", "next_action", "Next action", show=False, priority=True),
+        Binding("ctrl+n", "new_rfq", "New RFQ", show=False, priority=True),
         Binding("e", "export", "Export CSV"),
         Binding("f5", "refresh", "Refresh"),
         Binding("question_mark,f1", "help", "Help"),
@@ -132,9 +134,11 @@ class DeskApp(App[None]):
         theme: str | None = None,
         export_dir: Path | None = None,
         user_theme_dirs: Iterable[Path] | None = None,
+        client_factory: Callable[[Connection], ServiceClient] | None = None,
     ) -> None:
         super().__init__()
         self.connector = connector
+        self.client_factory = client_factory
         self.book = DeskBook()
         self._fixed_clock = clock
         self.auto_feed = auto_feed
@@ -230,12 +234,16 @@ class DeskApp(App[None]):
         self.book.me = connection.company_id
         header.company = connection.short_name or "…"
         header.detail = ""
-        self.client = ServiceClient(
-            connection.base_url,
-            connection.api_key,
-            connection.api_secret,
-            on_call=self._on_call,
-        )
+        if self.client_factory is not None:
+            self.client = self.client_factory(connection)
+            self.client.on_call = self._on_call
+        else:
+            self.client = ServiceClient(
+                connection.base_url,
+                connection.api_key,
+                connection.api_secret,
+                on_call=self._on_call,
+            )
         if connection.stats_base_url:
             self.stats_client = StatsClient(connection.stats_base_url)
         self.feed = Feed(self.client, self.post_message, clock=self.clock, stats=self.stats_client)
@@ -1021,6 +1029,8 @@ class DeskApp(App[None]):
             if message.ok:
                 ticket.show_errors({})
                 ticket.new_client_id()
+                # Back to the inbox: the next RFQ, or g for the next action, is one key away.
+                self.query_one("#inbox-table").focus()
             else:
                 ticket.show_errors(message.field_errors or {FORM: message.summary})
         elif kind in (ActionKind.ACCEPT_QUOTE, ActionKind.CANCEL_RFQ):

@@ -235,15 +235,14 @@ class Feed:
     # -- on demand --------------------------------------------------------------------------
 
     async def refresh(self, *topics: Topic) -> None:
-        """Poll these topics now, one after the other, waiting for budget if needed."""
+        """Poll these topics now, one after the other.
+
+        An on-demand refresh is the user's (or a test's) own request: it waits for budget like
+        a user action does (inside the client), without the polls' reserve.
+        """
         for topic in topics:
             if topic not in self.topics:
                 continue
-            cost = SPECS[topic].cost
-            if cost:
-                delay = self.budget.wait_time(cost, self.keep_free)
-                if delay > 0:
-                    await asyncio.sleep(delay)
             self._kicked.discard(topic)
             self._last_run[topic] = self.monotonic()
             await self.poll(topic)

@@ -189,6 +189,7 @@ class QuoteTicket(Vertical):
         Binding("ctrl+s", "submit", "Send quote", priority=True),
         Binding("ctrl+r", "replace", "Replace quote", priority=True),
         Binding("ctrl+w", "cancel_quote", "Pull quote", priority=True),
+        Binding("escape", "leave", "Back to inbox"),
     ]
 
     @dataclass
@@ -212,6 +213,8 @@ class QuoteTicket(Vertical):
         self.clock = clock
         self.rfq: RFQ | None = None
         self._legs_for: str | None = None
+        self._pool_picked = False
+        self._auto_pool: object = None
 
     def compose(self) -> ComposeResult:
         """Header, leg rows, settlement fields, buttons."""
@@ -290,6 +293,8 @@ class QuoteTicket(Vertical):
         )
         if self._legs_for != rfq.rfq_id:
             self._legs_for = rfq.rfq_id
+            self._pool_picked = False
+            self.query_one("#pool-name", Input).value = ""
             self._build_legs(rfq)
             self._fill_pools(rfq)
             self.query_one("#client-id", Input).value = next_client_quote_id(rfq.rfq_id, now)
@@ -336,7 +341,7 @@ class QuoteTicket(Vertical):
 
     def _fill_pools(self, rfq: RFQ) -> None:
         select = self.query_one("#pool", Select)
-        previous = select.value
+        previous = select.value if self._pool_picked else None
         options: list[tuple[str, str]] = []
         for pool in self.book.pools_with(rfq.taker_company):
             data = pool.data
@@ -345,9 +350,11 @@ class QuoteTicket(Vertical):
             address = (data.address or "")[:10]
             options.append((f"{data.name} ({data.status}) {address}", pool.pool_id))
         options.append(("+ new pool (margin preset)", NEW_POOL))
-        select.set_options(options)
         values = [value for _, value in options]
+        select.set_options(options)
+        # An existing pool is the default; the user's own pick survives a refresh.
         select.value = previous if previous in values else values[0]
+        self._auto_pool = select.value
         self._toggle_new_pool(select.value == NEW_POOL)
         name = self.query_one("#pool-name", Input)
         if not name.value:
@@ -360,6 +367,10 @@ class QuoteTicket(Vertical):
 
     @on(Select.Changed, "#pool")
     def _pool_changed(self, event: Select.Changed) -> None:
+        # Changed arrives as a message, after the fact: a value other than the one the ticket
+        # set itself is the user's pick.
+        if event.value != self._auto_pool and event.value is not Select.BLANK:
+            self._pool_picked = True
         self._toggle_new_pool(event.value == NEW_POOL)
 
     def _refresh_live(self) -> None:
@@ -447,6 +458,10 @@ class QuoteTicket(Vertical):
             self.show_errors({FORM: "no live quote to pull"})
             return
         self.post_message(self.Cancel(live.parent_quote_id))
+
+    def action_leave(self) -> None:
+        """Back to the inbox without sending."""
+        self.app.query_one("#inbox-table").focus()
 
     def new_client_id(self) -> None:
         """After a send: a fresh client id for the next quote."""

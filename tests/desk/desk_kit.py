@@ -1,0 +1,165 @@
+"""Helpers for the desk's tests: a `DeskApp` on the test sandbox, and counterparties to drive.
+
+The desk runs with its feed in manual mode (`Feed.refresh`), its clock on the sandbox's frozen
+clock, and its client stamping and budgeting on sandbox time, so what a test sees depends only
+on what it did, never on how fast the machine is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+
+from tui.api.client import ServiceClient
+from tui.api.models import (
+    RFQ,
+    AcceptQuoteRequest,
+    CreateNewPool,
+    DecimalAllowance,
+    Leg,
+    LegQuote,
+    NewQuoteRequest,
+    NewRfqRequest,
+    PermitTemplateRequest,
+    PerpetualFutureInstrument,
+    Quote,
+    Structure,
+    TradeSide,
+    UseExistingPool,
+)
+from tui.api.permits import sign_permit
+from tui.app import DeskApp
+from tui.margin_presets import preset
+from tui.messages import Topic
+from tui.session import StaticConnector, connection_from_credentials
+
+DeskFactory = Callable[..., DeskApp]
+SIZE = (140, 45)
+
+
+def make_desk(sandbox: Any, tmp_path: Path, short_name: str = "DESK", **options: Any) -> DeskApp:
+    """A desk for ``short_name`` on the test sandbox (manual feed, frozen clock, fixed theme)."""
+    entry = sandbox.credentials[short_name]
+    document = {
+        "base_url": sandbox.base_url,
+        "stats_base_url": sandbox.stats_base_url,
+        "companies": [entry],
+    }
+    connection = connection_from_credentials(document, short_name)
+    options.setdefault("clock", sandbox.clock.now)
+    options.setdefault("auto_feed", False)
+    options.setdefault("theme", "desk-dark")
+    options.setdefault("export_dir", tmp_path / "exports")
+    options.setdefault("user_theme_dirs", [])
+    return DeskApp(
+        StaticConnector(connection),
+        client_factory=lambda _connection: sandbox.client(short_name),
+        **options,
+    )
+
+
+async def refresh(app: DeskApp, pilot: Pilot[Any], *topics: Topic) -> None:
+    """Poll topics (all when none given) and let the screen catch up."""
+    feed = await app.wait_connected()
+    if topics:
+        await feed.refresh(*topics)
+    else:
+        await feed.refresh_all()
+    await pilot.pause()
+
+
+async def settle(app: DeskApp, pilot: Pilot[Any]) -> None:
+    """Wait for every action worker to finish and the messages to land."""
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def perp_rfq(
+    taker_targets: list[str], qty: str, now: Any, underlying: str = "BTC"
+) -> NewRfqRequest:
+    """An RFQ for one perpetual leg, buy side, open for five minutes."""
+    return NewRfqRequest(
+        structure=Structure(
+            legs=[
+                Leg(
+                    side=TradeSide.BUY,
+                    ratio=1,
+                    instrument=PerpetualFutureInstrument(underlying=underlying),
+                )
+            ]
+        ),
+        qty=Decimal(qty),
+        expires_at=now + timedelta(minutes=5),
+        target_companies=taker_targets,
+    )
+
+
+async def quote_rfq(
+    maker: ServiceClient,
+    rfq: RFQ,
+    now: Any,
+    *,
+    pool_id: str | None = None,
+    new_pool: str | None = None,
+    spread: Decimal = Decimal("0.001"),
+    seconds: int = 60,
+) -> Quote:
+    """The maker quotes every leg of ``rfq`` around its structure price."""
+    price = rfq.structure_price.price if rfq.structure_price else None
+    assert price is not None
+    mark = abs(price)
+    legs = [
+        LegQuote(
+            target_rfq_leg_id=leg.rfq_leg_id,
+            bid=(mark * (1 - spread)).quantize(Decimal("0.01")),
+            ask=(mark * (1 + spread)).quantize(Decimal("0.01")),
+        )
+        for leg in rfq.rfq_legs
+    ]
+    if pool_id is not None:
+        strategy: Any = UseExistingPool(pool_id=pool_id)
+    else:
+        params = preset("standard")
+        strategy = CreateNewPool(
+            name=new_pool or "test pool", creator_params=params, other_params=params
+        )
+    return await maker.quotes_new(
+        NewQuoteRequest(
+            rfq_id=rfq.rfq_id,
+            expires_at=now + timedelta(seconds=seconds),
+            leg_quotes=legs,
+            pool_strategy=strategy,
+        )
+    )
+
+
+async def accept(taker: ServiceClient, quote: Quote, side: TradeSide) -> Any:
+    """The taker accepts a quote."""
+    return await taker.quotes_accept(
+        AcceptQuoteRequest(
+            parent_quote_id=quote.parent_quote_id, rfq_id=quote.target_rfq_id, side=side
+        )
+    )
+
+
+async def permit(client: ServiceClient, wallet_key: str, address: str, amount: Decimal) -> bool:
+    """A counterparty signs and submits a permit for ``amount`` to ``address``."""
+    template = await client.transfers_permit_template(
+        PermitTemplateRequest(pool_address=address, allowance=DecimalAllowance(value=amount))
+    )
+    return await client.transfers_permit(sign_permit(template, wallet_key))
+
+
+async def pool_between(client: ServiceClient, other_id: str) -> Any:
+    """The first pool ``client``'s company shares with ``other_id``."""
+    pools = (await client.settlement_pools()).result
+    for pool in pools:
+        if pool.data and any(p.company == other_id for p in pool.data.parties):
+            return pool
+    raise AssertionError("no shared pool")
