@@ -9,6 +9,7 @@ judges quotes by how far from the mark they are, in bps of the traded notional.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -26,7 +27,7 @@ from tui.api.models import (
     TradeSide,
     VanillaOptionInstrument,
 )
-from tui.sandbox.actor_profiles import choose, draw, uniform
+from tui.sandbox.actor_profiles import choose, draw, log_uniform, uniform
 from tui.sandbox.market import Market
 
 __all__ = [
@@ -199,7 +200,7 @@ def taker_request(
     seed: int,
     taker: str,
     index: int,
-    notional_range: tuple[float, float],
+    notional_range: tuple[Decimal, Decimal],
     when_ms: int | None = None,
 ) -> TakerRequest:
     """The ``index``-th RFQ of ``taker``: a seeded structure, size and direction.
@@ -236,7 +237,7 @@ def taker_request(
         ]
     elif kind == "option":
         step = strike_grid(mark)
-        offset = Decimal(int(uniform(seed, -2.0, 3.0, *key, "strike")))
+        offset = Decimal(math.floor(uniform(seed, -2.0, 3.0, *key, "strike")))  # -2 .. +2 strikes
         strike = max((mark / step).to_integral_value() + offset, Decimal(1)) * step
         strike = Decimal(format(strike, "f"))  # 98000, not 9.8E+4
         payoff = PayoffType.CALL if draw(seed, *key, "payoff") < 0.55 else PayoffType.PUT
@@ -251,9 +252,9 @@ def taker_request(
     else:
         legs = [Leg(side=TradeSide.BUY, ratio=1, instrument=perp)]
     low, high = notional_range
-    scale = 1.0 if kind.startswith("perp") else 1.0 / 3.0
-    # Log-uniform: as many RFQs between 10k and 100k as between 100k and 1m.
-    notional = low * (high / low) ** draw(seed, *key, "size") * scale
-    qty = _round_qty(Decimal(str(round(notional, 2))) / mark, spec.min_qty_tick)
+    notional = log_uniform(seed, low, high, *key, "size")
+    if not kind.startswith("perp"):
+        notional = notional / 3
+    qty = _round_qty(notional / mark, spec.min_qty_tick)
     side = TradeSide.BUY if draw(seed, *key, "side") < 0.5 else TradeSide.SELL
     return TakerRequest(kind=kind, structure=Structure(legs=legs), qty=qty, side=side)

@@ -26,6 +26,7 @@ __all__ = [
     "choose",
     "draw",
     "exponential",
+    "log_uniform",
     "maker_profile",
     "taker_profile",
     "uniform",
@@ -47,6 +48,17 @@ def uniform(seed: int, low: float, high: float, *parts: object) -> float:
 def exponential(seed: int, mean: float, *parts: object) -> float:
     """A seeded exponential draw with the given mean (waiting times of a Poisson process)."""
     return -mean * math.log(1.0 - draw(seed, *parts))
+
+
+def log_uniform(seed: int, low: Decimal, high: Decimal, *parts: object) -> Decimal:
+    """A seeded amount between ``low`` and ``high``, as likely in each decade (to the cent).
+
+    Sizes of trades spread this way: as many between 10k and 100k as between 100k and 1m.
+    """
+    if not 0 < low <= high:
+        raise ValueError("log_uniform needs 0 < low <= high")
+    fraction = Decimal(repr(draw(seed, *parts)))
+    return (low * (high / low) ** fraction).quantize(Decimal("0.01"))
 
 
 def choose(seed: int, weights: dict[str, float], *parts: object) -> str:
@@ -259,7 +271,7 @@ class TakerProfile:
     """One simulated taker: how big it trades, how patient and how price-sensitive it is."""
 
     name: str
-    notional_usdc: tuple[float, float]
+    notional_usdc: tuple[Decimal, Decimal]
     """Range (log-uniform) of an RFQ's notional, USDC."""
     decide_after_s: tuple[float, float]
     """Seconds (pace 1) the taker collects quotes before it looks at them."""
@@ -270,7 +282,9 @@ class TakerProfile:
 def taker_profile(seed: int, name: str, config: ActorConfig) -> TakerProfile:
     """The profile of taker ``name``: sizes, patience and price limit jittered by the seed."""
     small = name.upper() == "FJRD"
-    notional = (10_000.0, 400_000.0) if small else (25_000.0, 1_500_000.0)
+    notional = (
+        (Decimal(10_000), Decimal(400_000)) if small else (Decimal(25_000), Decimal(1_500_000))
+    )
     limit = config.taker_limit_bps * Decimal(str(round(uniform(seed, 0.8, 1.2, name, "lim"), 3)))
     return TakerProfile(
         name=name,

@@ -42,7 +42,7 @@ from tui.api.models import (
 )
 from tui.sandbox.actor_deposits import approve_deposit, estimated_deposit
 from tui.sandbox.actor_pricing import PricedLeg, maker_leg_quotes
-from tui.sandbox.actor_profiles import draw, maker_profile, uniform
+from tui.sandbox.actor_profiles import draw, log_uniform, maker_profile, uniform
 from tui.sandbox.actors import Identity, identities
 from tui.sandbox.clock import SandboxClock
 from tui.sandbox.errors import ServiceError
@@ -105,8 +105,8 @@ class HistoryConfig:
     pairs: tuple[tuple[str, str], ...] = DEFAULT_PAIRS
     maker_deposit: Decimal = Decimal(400_000)
     taker_deposit: Decimal = Decimal(250_000)
-    major_size: tuple[float, float] = (40_000.0, 1_200_000.0)
-    alt_size: tuple[float, float] = (5_000.0, 120_000.0)
+    major_size: tuple[Decimal, Decimal] = (Decimal(40_000), Decimal(1_200_000))
+    alt_size: tuple[Decimal, Decimal] = (Decimal(5_000), Decimal(120_000))
     major_max_position: Decimal = Decimal(600_000)
     alt_max_position: Decimal = Decimal(100_000)
 
@@ -148,10 +148,6 @@ class HistoryReport:
     failures: list[str] = field(default_factory=list)
 
 
-def _log_uniform(seed: int, low: float, high: float, *parts: object) -> float:
-    return float(low * (high / low) ** draw(seed, *parts))
-
-
 def plan_history(
     seed: int,
     underlyings: list[str],
@@ -179,7 +175,7 @@ def plan_history(
         index = 0
         while total < target:
             key = ("history", underlying, index)
-            notional = Decimal(str(round(_log_uniform(seed, low, high, *key, "size"), 2)))
+            notional = log_uniform(seed, low, high, *key, "size")
             at_ms = start_ms + int(draw(seed, *key, "time") * span_ms)
             maker, taker = config.pairs[int(draw(seed, *key, "pair") * len(config.pairs))]
             trades.append(PlannedTrade(at_ms, underlying, maker, taker, notional, index))
