@@ -159,6 +159,11 @@ def test_new_pool_is_created_then_funded_then_booked(kit):
 
     mark = kit.mark(kit.perp())
     taker_need = usdc_up(mark * D("0.2") + (mark - quote.aggregated_bid))
+    # The taker learns the amount to permit from its view of the quote.
+    assert D(seen.model_extra["pending_deposits_sum_qty"]) == taker_need
+    assert (
+        kit.my_quote("CBLT", quote.parent_quote_id).model_extra["pending_deposits_sum_qty"] == "0"
+    )
     kit.permit("DESK", pending.address, taker_need)
     answer = kit.last_look("CBLT", quote)
     assert answer.new_clearing_status == S.PENDING_ATOMIC_DEPOSIT  # allowance already there

@@ -54,6 +54,7 @@ def test_accept_after_the_rfq_expired_is_recorded_and_refused(kit):
         kit.accept("DESK", quote)
     seen = kit.my_quote("ALPHA", quote.parent_quote_id)
     assert seen.clearing_status == S.REJECTED_FAILED_TAKER_ACCEPT_RFQ_EXPIRED
+    assert seen.model_extra["quote_status"] == "void"
     assert seen.clearing_events[-1].taker_side == "buy"
     assert kit.my_rfq("DESK", rfq.rfq_id).clearing_status == (
         S.REJECTED_FAILED_TAKER_ACCEPT_RFQ_EXPIRED

@@ -271,7 +271,9 @@ class Clearing:
             return
         quote["_clearing"] = {**(quote.get("_clearing") or {}), "taker_side": side.value}
         if quote["quote_status"] == QuoteState.OPEN:
-            quote["quote_status"] = QuoteState.EXPIRED.value if "expired" in status else "void"
+            # An expired quote is expired; a quote of an expired RFQ is void with it.
+            expired = status is ClearingStatus.REJECTED_FAILED_TAKER_ACCEPT_QUOTE_EXPIRED
+            quote["quote_status"] = (QuoteState.EXPIRED if expired else QuoteState.VOID).value
         self._move(quote, status, now_ms)
 
     def fail(self, quote: dict[str, Any], status: ClearingStatus, now_ms: int) -> None:

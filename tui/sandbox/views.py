@@ -58,10 +58,22 @@ class Views:
     # -- quotes -------------------------------------------------------------------------------
 
     def quote(self, quote: dict[str, Any], viewer: str) -> Quote:
-        """A quote as ``viewer`` (its maker, or the taker of its RFQ) sees it."""
+        """A quote as ``viewer`` (its maker, or the taker of its RFQ) sees it.
+
+        Once accepted, it carries the extra field ``pending_deposits_sum_qty``: what the
+        viewer's wallet must allow the pool address to spend for this trade (the taker's
+        deposit for the taker, the maker's for the maker; ``"0"`` when none). That is how a
+        taker whose trade waited for pool creation learns the amount to permit.
+        """
         data = public(quote)
-        if quote["maker_company"] != viewer:
+        is_maker = quote["maker_company"] == viewer
+        if not is_maker:
             data["client_quote_id"] = None
+        clearing = quote.get("_clearing")
+        if clearing and "accepted_ms" in clearing:
+            data["pending_deposits_sum_qty"] = clearing.get(
+                "maker_deposit" if is_maker else "taker_deposit", "0"
+            )
         return Quote.model_validate(data)
 
     # -- RFQs ---------------------------------------------------------------------------------
