@@ -339,17 +339,20 @@ class MakerActor(_Actor):
             return
         expires = self._expiry(rfq, now)
         self._quotes_sent += 1
-        request = NewQuoteRequest(
-            rfq_id=rfq.rfq_id,
-            expires_at=_at(expires),
-            leg_quotes=leg_quotes,
-            pool_strategy=self._pool_strategy(rfq),
-            client_quote_id=f"sim-{self.name.lower()}-{self._quotes_sent}",
-        )
         try:
+            request = NewQuoteRequest(
+                rfq_id=rfq.rfq_id,
+                expires_at=_at(expires),
+                leg_quotes=leg_quotes,
+                pool_strategy=self._pool_strategy(rfq),
+                client_quote_id=f"sim-{self.name.lower()}-{self._quotes_sent}",
+            )
             quote = self.exchange.quotes_new(self.me.caller, request)
         except ServiceError as exc:
             self.record(now, "refused", rfq.rfq_id, f"quote: {exc.message}")
+            return
+        except ValueError as exc:  # a request the models refuse: never sent
+            self.record(now, "refused", rfq.rfq_id, f"quote: {exc}")
             return
         self._live[quote.parent_quote_id] = _LiveQuote(
             quote.parent_quote_id, rfq, now, expires, marks
@@ -378,19 +381,20 @@ class MakerActor(_Actor):
             return
         expires = self._expiry(rfq, now)
         self._quotes_sent += 1
-        request = ReplaceQuoteRequest(
-            parent_quote_id=live.quote_id,
-            rfq_id=rfq.rfq_id,
-            expires_at=_at(expires),
-            leg_quotes=leg_quotes,
-            pool_strategy=self._pool_strategy(rfq),
-            client_quote_id=f"sim-{self.name.lower()}-{self._quotes_sent}",
-        )
         try:
+            request = ReplaceQuoteRequest(
+                parent_quote_id=live.quote_id,
+                rfq_id=rfq.rfq_id,
+                expires_at=_at(expires),
+                leg_quotes=leg_quotes,
+                pool_strategy=self._pool_strategy(rfq),
+                client_quote_id=f"sim-{self.name.lower()}-{self._quotes_sent}",
+            )
             quote = self.exchange.quotes_replace(self.me.caller, request)
-        except ServiceError as exc:
+        except (ServiceError, ValueError) as exc:
             # Most often the quote was accepted or expired a moment ago: follow it as it is.
-            self.record(now, "refused", rfq.rfq_id, f"replace: {exc.message}")
+            reason = exc.message if isinstance(exc, ServiceError) else str(exc)
+            self.record(now, "refused", rfq.rfq_id, f"replace: {reason}")
             live.placed_ms = now
             return
         del self._live[live.quote_id]
@@ -423,7 +427,8 @@ class MakerActor(_Actor):
         elif state in _TERMINAL_QUOTE_STATES:
             del self._live[live.quote_id]
             if state == "filled":
-                self._pools.setdefault(live.rfq.taker_company, quote.pool_location or "")
+                if quote.pool_location:
+                    self._pools.setdefault(live.rfq.taker_company, quote.pool_location)
                 self.record(now, "booked", live.rfq.rfq_id, live.quote_id)
             elif state == "failed":
                 self.record(now, "failed", live.rfq.rfq_id, clearing)
