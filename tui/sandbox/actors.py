@@ -420,7 +420,7 @@ class MakerActor(_Actor):
         elif clearing == ClearingStatus.PENDING_MAKER_LAST_LOOK and not live.last_look_done:
             self._last_look(live, quote, now)
         elif clearing == ClearingStatus.PENDING_MAKER_DEPOSIT_APPROVAL and not live.deposit_done:
-            amount = estimated_deposit(live.rfq.rfq_legs, self.market.mark_price)
+            amount = _deposit_needed(quote, live.rfq.rfq_legs, self.market.mark_price)
             live.deposit_done = self.approve(
                 now, live.rfq.rfq_id, self.pool_address(quote.pool_location), amount
             )
@@ -454,11 +454,21 @@ class MakerActor(_Actor):
             return
         self.record(now, f"last_look_{action.value}", rfq_id, live.quote_id)
         if response.new_clearing_status == ClearingStatus.PENDING_MAKER_DEPOSIT_APPROVAL:
-            amount = max(
-                response.pending_deposits_sum_qty or Decimal(0),
-                estimated_deposit(live.rfq.rfq_legs, self.market.mark_price),
+            amount = response.pending_deposits_sum_qty or estimated_deposit(
+                live.rfq.rfq_legs, self.market.mark_price
             )
             live.deposit_done = self.approve(now, rfq_id, response.settlement_pool_address, amount)
+
+
+def _deposit_needed(quote: Quote, legs: list[RFQLeg], mark: Callable[[str], Decimal]) -> Decimal:
+    """What a trade needs the viewer to deposit: the amount the quote shows once accepted
+    (``pending_deposits_sum_qty``), else a safe estimate from the legs."""
+    shown = (quote.model_extra or {}).get("pending_deposits_sum_qty")
+    try:
+        amount = Decimal(str(shown)) if shown is not None else Decimal(0)
+    except ArithmeticError:
+        amount = Decimal(0)
+    return amount if amount > 0 else estimated_deposit(legs, mark)
 
 
 def _prices(quote: Quote) -> str:
@@ -593,10 +603,7 @@ class TakerActor(_Actor):
             clearing == ClearingStatus.PENDING_TAKER_DEPOSIT_APPROVAL
             and open_rfq.accepted not in open_rfq.approved
         ):
-            known = open_rfq.response.pending_deposits_sum_qty if open_rfq.response else None
-            amount = max(
-                known or Decimal(0), estimated_deposit(open_rfq.legs, self.market.mark_price)
-            )
+            amount = _deposit_needed(quote, open_rfq.legs, self.market.mark_price)
             if self.approve(now, open_rfq.rfq_id, self.pool_address(quote.pool_location), amount):
                 open_rfq.approved.add(open_rfq.accepted)
 
