@@ -171,7 +171,7 @@ def _run_sandbox(args: argparse.Namespace) -> int:
         "log_level": args.log_level,
         "actor_config": None if args.no_actors else ActorConfig(pace=args.pace or 1.0),
     }
-    # uvicorn shuts down gracefully on SIGINT, then re-raises it: that is a normal stop here.
+    # SIGINT/SIGTERM stop the server gracefully (see `serve`); a Ctrl-C during startup too.
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(
             serve(exchange, clock, host=args.host, port=args.port, on_ready=ready, **options)

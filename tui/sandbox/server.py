@@ -20,9 +20,10 @@ import contextlib
 import ipaddress
 import json
 import logging
+import signal
 import socket
 import threading
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -418,6 +419,27 @@ def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
+def _uvicorn_server_class() -> Any:
+    import uvicorn
+
+    class QuietServer(uvicorn.Server):
+        """uvicorn's server without its signal handling: `serve` installs its own.
+
+        uvicorn re-raises a captured SIGINT/SIGTERM once it has shut down, which would kill
+        the process (or raise inside the event loop) before our own cleanup ran.
+        """
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            yield
+
+    return QuietServer
+
+
+def _new_uvicorn_server(config: Any) -> Any:
+    return _uvicorn_server_class()(config)
+
+
 class SandboxServer:
     """The sandbox app under uvicorn on a pre-bound socket, in the current event loop.
 
@@ -488,7 +510,7 @@ class SandboxServer:
             timeout_graceful_shutdown=5,
             server_header=False,
         )
-        self._server = uvicorn.Server(config)
+        self._server = _new_uvicorn_server(config)
         self._task = asyncio.get_running_loop().create_task(self._server.serve(sockets=[sock]))
         while not self._server.started:
             if self._task.done():
@@ -523,11 +545,17 @@ async def serve(
 ) -> None:
     """Serve the exchange until SIGINT/SIGTERM; ``on_ready`` runs once the server accepts.
 
+    Both signals shut down gracefully: requests in flight finish, the engine is closed.
+
     ``options`` are those of `SandboxServer` (admin, token_budget, tick_interval_s, ...).
     The engine is closed on the way out.
     """
     server = SandboxServer(exchange, clock, host=host, port=port, **options)
     await server.start()
+    if threading.current_thread() is threading.main_thread():
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, server.request_stop)
     try:
         if on_ready is not None:
             pending = on_ready(server)
