@@ -140,6 +140,7 @@ class Feed:
         self._last_run: dict[Topic, float] = {}
         self._kicked: set[Topic] = set()
         self._inflight: set[Topic] = set()
+        self._pending: dict[Topic, int] = {}
         self._tasks: set[asyncio.Task[bool]] = set()
         self._stopped = asyncio.Event()
         self.topics: tuple[Topic, ...] = tuple(
@@ -195,9 +196,19 @@ class Feed:
         return [topic for _, _, topic in waiting]
 
     def fits(self, topic: Topic) -> bool:
-        """Whether a poll of ``topic`` may spend its cost now and leave the reserve free."""
+        """Whether a poll of ``topic`` may spend its cost now and leave the reserve free.
+
+        Polls started but still in flight count as spent: the client charges the budget only
+        when a poll's request goes out, so several polls started in one tick must not each
+        see the same free tokens.
+        """
         cost = SPECS[topic].cost
-        return cost == 0 or self.budget.wait_time(cost, self.keep_free) <= 0
+        if cost == 0:
+            return True
+        need = cost + sum(self._pending.values())
+        if need + self.keep_free > self.budget.tokens:
+            return False
+        return self.budget.wait_time(need, self.keep_free) <= 0
 
     def tick(self) -> list[Topic]:
         """Start every due poll that fits the budget; stop at the first that does not."""
@@ -210,6 +221,7 @@ class Feed:
         return started
 
     def _start(self, topic: Topic) -> None:
+        self._pending[topic] = SPECS[topic].cost
         self._kicked.discard(topic)
         self._last_run[topic] = self.monotonic()
         task = asyncio.ensure_future(self.poll(topic))
@@ -223,6 +235,11 @@ class Feed:
             self.tick()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stopped.wait(), timeout=self.tick_s)
+
+    async def idle(self) -> None:
+        """Wait until no poll started by the scheduler is in flight."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
 
     async def stop(self) -> None:
         """Stop scheduling and cancel polls in flight."""
@@ -271,6 +288,7 @@ class Feed:
             return False
         finally:
             self._inflight.discard(topic)
+            self._pending.pop(topic, None)
             self.post(BudgetChanged(self.budget.used(), BUDGET_TOKENS))
         self.failing.pop(topic, None)
         self.last_ok[topic] = self.clock()

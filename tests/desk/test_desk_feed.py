@@ -1,0 +1,136 @@
+"""The live data engine against the sandbox: budget reserve, priorities, no overlap, failures."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from tui.api.budget import TokenBudget
+from tui.api.client import ServiceClient
+from tui.feed import SPECS, Feed, stale_after
+from tui.messages import (
+    ClockSynced,
+    CompaniesUpdated,
+    ConnectionChanged,
+    ConnectionState,
+    PollFailed,
+    RfqsUpdated,
+    Topic,
+)
+
+NOW = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
+
+
+class Ticker:
+    """A monotonic clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def make_feed(client: ServiceClient, posted: list[Any], ticker: Ticker | None = None) -> Feed:
+    return Feed(client, posted.append, clock=lambda: NOW, monotonic=ticker or Ticker())
+
+
+async def test_polls_leave_the_reserve_free(sandbox: Any) -> None:
+    posted: list[Any] = []
+    async with sandbox.client("DESK") as client:
+        feed = make_feed(client, posted)
+        # Every topic is due at start; the scheduler starts what fits and stops there.
+        started = feed.tick()
+        await feed.idle()
+        assert started, "nothing was polled"
+        assert client.budget.used() <= client.budget.tokens - feed.keep_free
+        # The reserve is untouched however often it ticks.
+        for _ in range(5):
+            feed.kick(*feed.topics)
+            feed.tick()
+            await feed.idle()
+        assert client.budget.used() <= client.budget.tokens - feed.keep_free
+        assert client.budget.available() >= feed.keep_free
+
+
+async def test_most_urgent_poll_is_not_starved_by_cheaper_ones(sandbox: Any) -> None:
+    posted: list[Any] = []
+    async with sandbox.client("DESK") as client:
+        feed = make_feed(client, posted)
+        # Leave 9 tokens above the reserve: the cheap priority-0 polls fit, an RFQ poll (10)
+        # does not, and nothing behind it may jump the queue.
+        assert client.budget.try_acquire(client.budget.tokens - feed.keep_free - 9)
+        due = feed.due()
+        assert set(due[:3]) == {Topic.QUOTES_SENT, Topic.QUOTES_RECEIVED, Topic.COMPANIES}
+        started = feed.tick()
+        await feed.idle()
+        assert started == due[:3]
+        assert feed.due()[0] in (Topic.RFQS_RECEIVED, Topic.RFQS_SENT)
+        assert Topic.STATUS not in started and Topic.TRANSFERS not in started
+
+
+async def test_a_topic_never_has_two_polls_in_flight(sandbox: Any) -> None:
+    posted: list[Any] = []
+    async with sandbox.client("DESK") as client:
+        feed = make_feed(client, posted)
+        first, second = await asyncio.gather(feed.poll(Topic.COMPANIES), feed.poll(Topic.COMPANIES))
+        assert sorted([first, second]) == [False, True]
+        assert sum(isinstance(m, CompaniesUpdated) for m in posted) == 1
+
+
+async def test_snapshots_arrive_as_messages(sandbox: Any) -> None:
+    posted: list[Any] = []
+    async with sandbox.client("DESK") as client:
+        feed = make_feed(client, posted)
+        await feed.refresh(Topic.STATUS, Topic.RFQS_RECEIVED, Topic.COMPANIES)
+    clock = next(m for m in posted if isinstance(m, ClockSynced))
+    assert clock.company_id == sandbox.company_ids["DESK"]
+    rfqs = next(m for m in posted if isinstance(m, RfqsUpdated))
+    assert rfqs.direction == "received" and rfqs.rfqs == []
+    companies = next(m for m in posted if isinstance(m, CompaniesUpdated))
+    assert {c.short_name for c in companies.companies} >= {"DESK", "ALPHA"}
+    assert feed.last_ok[Topic.COMPANIES] == NOW
+    assert not feed.is_stale(Topic.COMPANIES, NOW)
+
+
+async def test_a_failed_poll_is_a_stale_mark_and_a_message_not_a_crash(sandbox: Any) -> None:
+    posted: list[Any] = []
+    entry = sandbox.credentials["DESK"]
+    # Nothing listens on port 9 of loopback: every poll fails to connect.
+    client = ServiceClient(
+        "http://127.0.0.1:9", entry["api_key"], entry["api_secret"], max_attempts=1
+    )
+    async with client:
+        feed = make_feed(client, posted)
+        ok = await feed.poll(Topic.COMPANIES)
+    assert ok is False
+    failed = next(m for m in posted if isinstance(m, PollFailed))
+    assert failed.topic is Topic.COMPANIES and "connection" in failed.error
+    state = next(m for m in posted if isinstance(m, ConnectionChanged))
+    assert state.state is ConnectionState.DISCONNECTED
+    assert feed.is_stale(Topic.COMPANIES, NOW)
+
+
+def test_hot_topics_poll_faster_and_go_stale_sooner() -> None:
+    # The schedule itself needs no network: a stand-in with just the shared budget.
+    offline: Any = SimpleNamespace(budget=TokenBudget())
+    feed = Feed(offline, [].append, clock=lambda: NOW, monotonic=Ticker())
+    spec = SPECS[Topic.RFQS_RECEIVED]
+    assert feed.interval(Topic.RFQS_RECEIVED) == spec.cold_s
+    feed.set_hot({Topic.RFQS_RECEIVED})
+    assert feed.interval(Topic.RFQS_RECEIVED) == spec.hot_s < spec.cold_s
+    assert stale_after(spec, hot=True) < stale_after(spec, hot=False)
+    assert Topic.STATS not in feed.topics  # no stats source, no stats polls
+    priorities = [SPECS[t].priority for t in feed.due()]
+    assert priorities == sorted(priorities)
+
+
+@pytest.mark.parametrize("topic", list(SPECS))
+def test_every_topic_has_a_sane_schedule(topic: Topic) -> None:
+    spec = SPECS[topic]
+    assert 0 < spec.hot_s <= spec.cold_s
+    assert spec.cost <= 10
