@@ -41,7 +41,6 @@ from tui.api.models import (
     NewQuoteRequest,
     NewRfqRequest,
     Quote,
-    QuoteAcceptResponse,
     ReplaceQuoteRequest,
     RequestAction,
     RFQLeg,
@@ -488,7 +487,6 @@ class _OpenRfq:
     decide_ms: int
     expires_ms: int
     accepted: str | None = None
-    response: QuoteAcceptResponse | None = None
     approved: set[str] = field(default_factory=set)
     tried: set[str] = field(default_factory=set)
 
@@ -598,7 +596,6 @@ class TakerActor(_Actor):
             self.record(now, "failed", open_rfq.rfq_id, clearing)
             open_rfq.tried.add(open_rfq.accepted)
             open_rfq.accepted = None
-            open_rfq.response = None
         elif (
             clearing == ClearingStatus.PENDING_TAKER_DEPOSIT_APPROVAL
             and open_rfq.accepted not in open_rfq.approved
@@ -617,8 +614,8 @@ class TakerActor(_Actor):
             del self._open[open_rfq.rfq_id]
             return
         side = open_rfq.request.side
-        book = [q for q in (rfq.asks if side is TradeSide.BUY else rfq.bids)]
-        book = [q for q in book if q.parent_quote_id not in open_rfq.tried]
+        offers = rfq.asks if side is TradeSide.BUY else rfq.bids
+        book = [q for q in offers if q.parent_quote_id not in open_rfq.tried]
         if not book:
             return
         pick = min if side is TradeSide.BUY else max
@@ -631,13 +628,12 @@ class TakerActor(_Actor):
             parent_quote_id=best.parent_quote_id, rfq_id=open_rfq.rfq_id, side=side
         )
         try:
-            response = self.exchange.quotes_accept(self.me.caller, body)
+            self.exchange.quotes_accept(self.me.caller, body)
         except ServiceError as exc:
             open_rfq.tried.add(best.parent_quote_id)
             self.record(now, "refused", open_rfq.rfq_id, f"accept: {exc.message}")
             return
         open_rfq.accepted = best.parent_quote_id
-        open_rfq.response = response
         maker = rfq.quotes_common_metadata.get(best.parent_quote_id, {}).get("maker_company", "")
         self.record(
             now,
