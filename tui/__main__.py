@@ -53,6 +53,10 @@ def build_parser() -> argparse.ArgumentParser:
         description="Keyboard-driven terminal trading desk for RFQ derivatives.",
     )
     parser.add_argument("--version", action="version", version=f"rfq-desk {__version__}")
+    parser.add_argument(
+        "--profile", default=None, help="venue profile from the config file (default: sandbox)"
+    )
+    parser.add_argument("--theme", default=None, help="colour theme of the desk")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     sandbox = commands.add_parser(
@@ -193,13 +197,10 @@ def _run_config() -> int:
     return 0
 
 
-def _run_desk() -> int:
-    print(
-        "The RFQ Desk terminal app is not built yet.\n"
-        "Run the sandbox exchange with:  rfq-desk sandbox [--port N] [--credentials FILE]\n"
-        "See all commands with:          rfq-desk --help"
-    )
-    return 0
+def _run_desk(args: argparse.Namespace) -> int:
+    from tui.launch import run_desk
+
+    return run_desk(profile=args.profile, theme=args.theme)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -209,7 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run_sandbox(args)
     if args.command == "config":
         return _run_config()
-    return _run_desk()
+    return _run_desk(args)
 
 
 if __name__ == "__main__":
