@@ -190,7 +190,6 @@ class _HistoryPlayer:
 
     def __init__(
         self,
-        live: Any,
         history: Any,
         clock: SandboxClock,
         seed: int,
@@ -198,7 +197,6 @@ class _HistoryPlayer:
         config: HistoryConfig,
         report: HistoryReport,
     ) -> None:
-        self.live = live
         self.ex = history
         self.clock = clock
         self.seed = seed
@@ -398,7 +396,7 @@ def seed_history(exchange: Any, config: HistoryConfig | None = None) -> HistoryR
     history = Exchange(store, clock, market, block_delay_s=exchange.chain.block_delay_ms / 1000)
     report = HistoryReport(start_ms=start_ms, end_ms=start_ms)
     people = identities(exchange)
-    player = _HistoryPlayer(exchange, history, clock, seed, people, config, report)
+    player = _HistoryPlayer(history, clock, seed, people, config, report)
     player.open_pools()
     majors = {t for t in tickers if live_market.spec(t).major}
     plan = plan_history(
