@@ -231,10 +231,15 @@ async def test_kill_9_after_an_acknowledged_write_loses_nothing(tmp_path: Path) 
         assert second.terminate() == 0
 
 
-def test_cli_without_a_command_explains_itself(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main([]) == 0
-    out = capsys.readouterr().out
-    assert "not built yet" in out and "rfq-desk sandbox" in out
+def test_cli_without_a_command_opens_the_desk_or_explains_why_not(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # Without a subcommand the desk opens; an unknown profile is refused before the terminal
+    # is taken over, in one line naming it (the desk itself is tested in tests/desk).
+    monkeypatch.setenv("RFQ_DESK_CONFIG", str(tmp_path / "config.toml"))
+    assert main(["--profile", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert "no profile named 'nope'" in err
 
 
 def test_cli_config_prints_the_paths(capsys: pytest.CaptureFixture[str]) -> None:
