@@ -270,3 +270,13 @@ def test_envelopes() -> None:
     }
     assert page_envelope([], has_more=False, limit=2, offset=0)["pagination"] == {"next_page": None}
     assert single_envelope({"a": Decimal("1E+3")}) == {"result": {"a": "1000"}}
+
+
+def test_deep_nesting_is_refused_before_decoding() -> None:
+    error = refused(parse_json_object, b"[" * 500_000)
+    assert error.code is ErrorCode.BAD_REQUEST and "nested deeper than" in error.message
+    inside_a_string = b'{"note": "' + b"[" * 1000 + b'"}'
+    assert parse_json_object(inside_a_string) == {"note": "[" * 1000}
+    escaped_quote = b'{"note": "\\"' + b"{" * 1000 + b'"}'
+    assert parse_json_object(escaped_quote) == {"note": '"' + "{" * 1000}
+    assert parse_json_object(b'{"a":' * 60 + b"1" + b"}" * 60)

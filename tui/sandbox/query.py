@@ -11,6 +11,7 @@ and every refusal names the field path (``leg_quotes.0.bid: must be greater than
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -38,6 +39,7 @@ from tui.sandbox.errors import ServiceError
 __all__ = [
     "BODY_MODELS",
     "FILTERS",
+    "MAX_JSON_DEPTH",
     "ListQuery",
     "parse_body",
     "parse_json_object",
@@ -176,6 +178,44 @@ def parse_query(endpoint: Endpoint, query_string: bytes) -> ListQuery:
     return ListQuery(filters=filters)
 
 
+MAX_JSON_DEPTH = 64
+"""Deepest nesting of arrays/objects a body may have (real bodies nest fewer than 10 levels)."""
+_JSON_SPECIAL = re.compile(rb'[\[\]{}"\\]')
+
+
+def _nested_deeper_than(body: bytes, limit: int) -> bool:
+    """True when arrays/objects in ``body`` nest deeper than ``limit`` (strings skipped).
+
+    Checked before ``json.loads``: a decoder recursing a million levels deep can exhaust the C
+    stack when the interpreter's recursion limit has been raised. Bodies with few brackets (all
+    real ones) skip the scan entirely.
+    """
+    if body.count(b"[") + body.count(b"{") <= limit:
+        return False
+    depth = 0
+    in_string = False
+    escaped_until = -1
+    for match in _JSON_SPECIAL.finditer(body):
+        at = match.start()
+        if at < escaped_until:
+            continue
+        char = body[at]
+        if in_string:
+            if char == 0x5C:  # backslash: the next byte is escaped
+                escaped_until = at + 2
+            elif char == 0x22:
+                in_string = False
+        elif char == 0x22:
+            in_string = True
+        elif char in (0x5B, 0x7B):
+            depth += 1
+            if depth > limit:
+                return True
+        elif char in (0x5D, 0x7D):
+            depth -= 1
+    return False
+
+
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
@@ -189,6 +229,10 @@ def parse_json_object(body: bytes, *, required: bool = True) -> dict[str, Any]:
         if required:
             raise ServiceError.bad_request("a JSON object body is required")
         return {}
+    if _nested_deeper_than(body, MAX_JSON_DEPTH):
+        raise ServiceError.bad_request(
+            f"the body is not valid JSON: nested deeper than {MAX_JSON_DEPTH} levels"
+        )
     try:
         value = json.loads(body, parse_float=Decimal, parse_constant=_reject_constant)
     except (ValueError, RecursionError) as exc:
