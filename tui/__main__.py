@@ -178,7 +178,7 @@ def _run_sandbox(args: argparse.Namespace) -> int:
     # SIGINT/SIGTERM stop the server gracefully (see `serve`); a Ctrl-C during startup too.
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(
-            serve(exchange, clock, host=args.host, port=args.port, on_ready=ready, **options)
+            serve(exchange, clock=clock, host=args.host, port=args.port, on_ready=ready, **options)
         )
     print("sandbox stopped", file=sys.stderr, flush=True)
     return 0

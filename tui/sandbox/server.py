@@ -11,6 +11,20 @@ event-loop thread on purpose: requests are served one at a time, so the engine n
 real port is known before the first request), plus the background task that ticks the engine
 every 250 ms. `BackgroundSandbox` runs all of that on a thread of its own, for tests and for a
 desk that brings its own sandbox along.
+
+Decisions where the contract leaves room:
+
+- ``/v1/status`` and ``/v1/metadata/supported_assets`` never refuse bad credentials: with
+  valid headers status reports the key (and the call costs the company 1 token), with invalid
+  ones it answers ``auth: null``, so a client with a wrong clock can still learn server time.
+- Order of checks: route (404/405), body size (413), signature (401/2000), timestamp
+  (401/2001), reader on a write (403/2002), tokens (429/5000), then query/body parsing
+  (400). So refusals up to the budget cost nothing; a malformed request that passed them has
+  been charged, as at a gateway that meters before it parses.
+- Unknown query parameters are refused (400) rather than ignored (see `tui.sandbox.query`).
+- A body over `MAX_BODY_BYTES` is 413 with the usual envelope and code 1001.
+- ``/metadata/stats`` answers the bare statistics record (no ``result`` wrapper), as the
+  interface shows it; its refusals use the usual error envelope.
 """
 
 from __future__ import annotations
@@ -86,10 +100,6 @@ class _Reply:
     headers: dict[str, str] = field(default_factory=dict)
 
 
-class _BodyTooLarge(Exception):
-    pass
-
-
 class _ClientGone(Exception):
     pass
 
@@ -127,8 +137,8 @@ class SandboxApp:
     def __init__(
         self,
         exchange: Exchange,
-        clock: SandboxClock,
         *,
+        clock: SandboxClock | None = None,
         admin: bool = False,
         token_budget: int = BUDGET_TOKENS,
         tick_interval_s: float = TICK_INTERVAL_S,
@@ -138,7 +148,7 @@ class SandboxApp:
     ) -> None:
         self.exchange = exchange
         self.actors = actors
-        self.clock = clock
+        self.clock: SandboxClock = clock if clock is not None else exchange.clock
         self.admin = admin
         self.budget = TokenBudget(token_budget)
         self.stats_limiter = StatsLimiter()
@@ -166,7 +176,12 @@ class SandboxApp:
                 self.start_ticking()
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
-                await self.shutdown()
+                try:
+                    await self.shutdown()
+                except Exception:
+                    log.exception("closing the exchange failed")
+                    await send({"type": "lifespan.shutdown.failed", "message": "close failed"})
+                    return
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
@@ -454,8 +469,8 @@ class SandboxServer:
     def __init__(
         self,
         exchange: Exchange,
-        clock: SandboxClock,
         *,
+        clock: SandboxClock | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
         admin: bool = False,
@@ -473,7 +488,7 @@ class SandboxServer:
             actors = start_actors(exchange, actor_config)
         self.app = SandboxApp(
             exchange,
-            clock,
+            clock=clock,
             admin=admin,
             token_budget=token_budget,
             tick_interval_s=tick_interval_s,
@@ -536,8 +551,8 @@ class SandboxServer:
 
 async def serve(
     exchange: Exchange,
-    clock: SandboxClock,
     *,
+    clock: SandboxClock | None = None,
     host: str = "127.0.0.1",
     port: int = 0,
     on_ready: Callable[[SandboxServer], Awaitable[None] | None] | None = None,
@@ -550,7 +565,7 @@ async def serve(
     ``options`` are those of `SandboxServer` (admin, token_budget, tick_interval_s, ...).
     The engine is closed on the way out.
     """
-    server = SandboxServer(exchange, clock, host=host, port=port, **options)
+    server = SandboxServer(exchange, clock=clock, host=host, port=port, **options)
     await server.start()
     if threading.current_thread() is threading.main_thread():
         loop = asyncio.get_running_loop()
@@ -619,7 +634,7 @@ class BackgroundSandbox:
     async def _main(self) -> None:
         try:
             exchange = self._open_exchange()
-            server = SandboxServer(exchange, self.clock, **self._options)
+            server = SandboxServer(exchange, clock=self.clock, **self._options)
             await server.start()
         except BaseException as exc:
             self._error = exc
