@@ -410,3 +410,23 @@ async def test_paging_over_2500_trades(sandbox: Any) -> None:
         assert len(maker_side) == 2500
         assert {t.role for t in maker_side} == {TradeRole.MAKER}
         assert (await desk.portfolio_positions()).result == []  # bought and sold in pairs
+
+
+async def test_simulated_makers_answer_when_the_admin_clock_moves(sandbox_factory: Any) -> None:
+    sandbox = sandbox_factory(actors=True)
+    makers = ("ALPHA", "BORE", "CBLT", "DUNE")
+    async with sandbox.client("DESK") as desk:
+        rfq = await desk.rfqs_new(rfq_request(sandbox, targets=makers, expires_in_s=600))
+        (fresh,) = (await desk.rfqs_sent(id=rfq.rfq_id)).result
+        assert fresh.bids == [] and fresh.asks == []
+        for _ in range(60):  # a minute of sandbox time, second by second, over HTTP
+            moved = sandbox.request(
+                "POST", "/admin/clock/advance", as_company=None, json_body={"seconds": 1}
+            )
+            assert moved.status_code == 200
+        (answered,) = (await desk.rfqs_sent(id=rfq.rfq_id)).result
+        assert answered.bids or answered.asks
+        quotes = (await desk.quotes_received()).result
+        assert quotes and {q.maker_company for q in quotes} <= {
+            sandbox.company_ids[name] for name in makers
+        }
