@@ -278,24 +278,24 @@ class DeskApp(App[None]):
 
     # -- the feed's messages ----------------------------------------------------------------
 
-    def on_rfqs_updated(self, message: RfqsUpdated) -> None:
+    async def on_rfqs_updated(self, message: RfqsUpdated) -> None:
         """File RFQs; refresh the inbox, the ticket or board, the tracker."""
         store = self.book.rfqs_received if message.direction == "received" else self.book.rfqs_sent
         store.clear()
         store.update({r.rfq_id: r for r in message.rfqs})
         self.query_one(RfqInbox).show(message.direction, message.rfqs)
-        self._show_selected_rfq()
+        await self._show_selected_rfq()
         self.query_one(TradeTracker).refresh_trades()
         self._update_hot()
         self._refresh_ages()
 
-    def on_quotes_updated(self, message: QuotesUpdated) -> None:
+    async def on_quotes_updated(self, message: QuotesUpdated) -> None:
         """File quotes; the tracker follows, and a new trade waiting for me rings."""
         store = self.book.quotes_sent if message.direction == "sent" else self.book.quotes_received
         store.clear()
         store.update({q.parent_quote_id: q for q in message.quotes})
         self.query_one(TradeTracker).refresh_trades()
-        self._show_selected_rfq()
+        await self._show_selected_rfq()
         self._announce_waiting()
         self._update_hot()
         self._refresh_ages()
@@ -435,9 +435,9 @@ class DeskApp(App[None]):
 
     # -- the inbox and the right-hand panel -------------------------------------------------
 
-    def on_rfq_inbox_selected(self, message: RfqInbox.Selected) -> None:
+    async def on_rfq_inbox_selected(self, message: RfqInbox.Selected) -> None:
         """Show the ticket (received RFQ) or the quote board (sent RFQ)."""
-        self._show_selected_rfq()
+        await self._show_selected_rfq()
 
     def on_rfq_inbox_arrived(self, message: RfqInbox.Arrived) -> None:
         """A new RFQ: bell and toast."""
@@ -449,18 +449,18 @@ class DeskApp(App[None]):
         )
         self.notify(f"new RFQ from {names or 'a taker'}", title="RFQ in")
 
-    def _show_selected_rfq(self) -> None:
+    async def _show_selected_rfq(self) -> None:
         selected = self.query_one(RfqInbox).selected
         switcher = self.query_one("#right", ContentSwitcher)
         ticket = self.query_one(QuoteTicket)
         board = self.query_one(QuoteBoard)
         if selected is None:
-            ticket.show_rfq(None)
+            await ticket.show_rfq(None)
             return
         direction, rfq_id = selected
         if direction == "received":
             switcher.current = "ticket"
-            ticket.show_rfq(self.book.rfqs_received.get(rfq_id))
+            await ticket.show_rfq(self.book.rfqs_received.get(rfq_id))
         else:
             switcher.current = "board"
             board.show_rfq(self.book.rfqs_sent.get(rfq_id))

@@ -232,7 +232,6 @@ class SandboxConnector:
                 stderr=log,
                 stdin=asyncio.subprocess.DEVNULL,
                 env={**os.environ, "PYTHONUNBUFFERED": "1"},
-                start_new_session=True,
             )
         finally:
             log.close()

@@ -132,3 +132,34 @@ async def test_last_look_reject_shows_the_reason(sandbox: Any, desk: DeskFactory
         assert trade.status == ClearingStatus.REJECTED_MAKER_LAST_LOOK_REJECTED
         prompt = str(app.query_one(TradeTracker).options.get_option_at_index(0).prompt)
         assert "the maker declined at last look" in prompt
+
+
+async def test_the_ticket_follows_the_cursor_and_keeps_it_when_rfqs_arrive(
+    sandbox: Any, desk: DeskFactory
+) -> None:
+    app = desk()
+    async with app.run_test(size=SIZE) as pilot:
+        await refresh(app, pilot, Topic.COMPANIES, Topic.STATS)
+        async with sandbox.client("EMBR") as embr:
+            first = await _rfq_from_embr(sandbox, embr, "1")
+            sandbox.advance(1)
+            second = await _rfq_from_embr(sandbox, embr, "2")
+            await refresh(app, pilot, Topic.RFQS_RECEIVED)
+            inbox = app.query_one(RfqInbox)
+            ticket = app.query_one(QuoteTicket)
+            # Newest first, the cursor on top, the ticket on that RFQ.
+            assert inbox.table.row_keys == [f"received:{second.rfq_id}", f"received:{first.rfq_id}"]
+            assert ticket.rfq is not None and ticket.rfq.rfq_id == second.rfq_id
+            # Moving the cursor rebuilds the ticket for the other RFQ, back and forth.
+            for rfq, key in ((first, "down"), (second, "up"), (first, "down")):
+                await pilot.press(key)
+                await pilot.pause()
+                assert ticket.rfq is not None and ticket.rfq.rfq_id == rfq.rfq_id
+                assert len(ticket.query("#bid-0")) == 1
+            # A new RFQ lands on top; the cursor (and the ticket) stay where the trader was.
+            sandbox.advance(1)
+            third = await _rfq_from_embr(sandbox, embr, "3")
+            await refresh(app, pilot, Topic.RFQS_RECEIVED)
+            assert inbox.table.row_keys[0] == f"received:{third.rfq_id}"
+            assert inbox.selected == ("received", first.rfq_id)
+            assert ticket.rfq is not None and ticket.rfq.rfq_id == first.rfq_id

@@ -99,7 +99,7 @@ class PermitScreen(ModalScreen[Decimal | None]):
             )
             with Horizontal(classes="field-row"):
                 yield Label("Amount USDC", classes="field-label")
-                yield Input(amount, id="amount", restrict=r"[0-9.,]*")
+                yield Input(amount, id="amount", restrict=r"[0-9.,]*", compact=True)
             yield Static("", id="err-amount", classes="field-error")
             yield Static("", id="err-form", classes="field-error")
             with Horizontal(classes="modal-buttons"):

@@ -72,11 +72,14 @@ class NewPoolScreen(ModalScreen[NewSettlementPoolRequest | None]):
                     [(f"{c.short_name}  {c.legal_name}", c.id) for c in self.counterparties],
                     id="counterparty",
                     prompt="counterparty",
+                    compact=True,
                 )
             yield Static("", id="err-counterparty", classes="field-error")
             with Horizontal(classes="field-row"):
                 yield Label("Pool name", classes="field-label")
-                yield Input("", id="name", placeholder=f"{self.my_name}-…", max_length=60)
+                yield Input(
+                    "", id="name", placeholder=f"{self.my_name}-…", max_length=60, compact=True
+                )
             yield Static("", id="err-name", classes="field-error")
             with Horizontal(classes="field-row"):
                 yield Label("Margin preset", classes="field-label")
@@ -85,6 +88,7 @@ class NewPoolScreen(ModalScreen[NewSettlementPoolRequest | None]):
                     id="preset",
                     value=DEFAULT_PRESET,
                     allow_blank=False,
+                    compact=True,
                 )
             yield Static("", id="err-preset", classes="field-error")
             yield Static("", id="err-form", classes="field-error")

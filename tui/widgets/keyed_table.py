@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
+from textual.binding import Binding
 from textual.widgets import DataTable
 
 Cell = str | Text
@@ -45,6 +46,11 @@ class Column:
 
 class KeyedTable(DataTable[Cell]):
     """A DataTable of records keyed by id, merged from snapshots (see module docs)."""
+
+    BINDINGS = [
+        Binding("home", "scroll_top", "Top", show=False),
+        Binding("end", "scroll_bottom", "Bottom", show=False),
+    ]
 
     def __init__(
         self,
@@ -118,7 +124,12 @@ class KeyedTable(DataTable[Cell]):
                 self.remove_row(key)
                 del self._cells[key]
         if added and self._sort_column is not None:
+            # The cursor stays on the record it was on, not on the row number: a trader's
+            # selection must never change under them because a new row arrived.
+            selected = self.selected_key if len(self._cells) > len(added) else None
             self.sort(self._sort_column, key=_sort_key, reverse=self._newest_first)
+            if selected is not None and selected in self._cells:
+                self.move_cursor(row=self.get_row_index(selected), scroll=False)
         return len(added)
 
     def set_cell(self, key: str, column_key: str, value: Cell) -> None:

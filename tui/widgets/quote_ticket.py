@@ -269,7 +269,7 @@ class QuoteTicket(Vertical):
 
     # -- data in ----------------------------------------------------------------------------
 
-    def show_rfq(self, rfq: RFQ | None) -> None:
+    async def show_rfq(self, rfq: RFQ | None) -> None:
         """Work on ``rfq``; rebuild the form only when it is a different RFQ."""
         self.rfq = rfq
         head = self.query_one("#ticket-head", Static)
@@ -277,17 +277,21 @@ class QuoteTicket(Vertical):
         if rfq is None:
             head.update("Select a received RFQ to quote it.")
             self._legs_for = None
-            self.query_one("#ticket-legs").remove_children()
+            await self.query_one("#ticket-legs").remove_children()
             self._refresh_live()
             return
         now = self.clock()
         taker = self.book.company_name(rfq.taker_company)
         price = rfq.structure_price.price if rfq.structure_price else None
         delta = rfq.structure_price.delta if rfq.structure_price else None
-        state = "" if rfq.rfq_status == RFQStatus.OPEN else f"  [$warning]{rfq.rfq_status}[/]"
+        state = (
+            f"expires {fmt.countdown(rfq.rfq_expires_at, now)}"
+            if rfq.rfq_status == RFQStatus.OPEN
+            else f"[$warning]{rfq.rfq_status}[/]"
+        )
         head.update(
             f"[b]RFQ {fmt.short_id(rfq.rfq_id)}[/b] from [b]{taker}[/b]  qty {fmt.qty(rfq.qty)}"
-            f"  expires {fmt.countdown(rfq.rfq_expires_at, now)}{state}\n"
+            f"  {state}\n"
             f"{fmt.structure_text(rfq.structure)}\n"
             f"structure px {fmt.price(price)}  delta {fmt.greek(delta)}"
         )
@@ -295,7 +299,7 @@ class QuoteTicket(Vertical):
             self._legs_for = rfq.rfq_id
             self._pool_picked = False
             self.query_one("#pool-name", Input).value = ""
-            self._build_legs(rfq)
+            await self._build_legs(rfq)
             self._fill_pools(rfq)
             self.query_one("#client-id", Input).value = next_client_quote_id(rfq.rfq_id, now)
             show_form_errors(self, {})
@@ -310,9 +314,10 @@ class QuoteTicket(Vertical):
         stats = self.book.stats
         return {listing.ticker: listing.mark_price for listing in stats.listings} if stats else {}
 
-    def _build_legs(self, rfq: RFQ) -> None:
+    async def _build_legs(self, rfq: RFQ) -> None:
         container = self.query_one("#ticket-legs", Vertical)
-        container.remove_children()
+        # Awaited: the old leg fields must be gone before new ones reuse their ids.
+        await container.remove_children()
         marks = leg_marks(rfq, self._marks())
         rows: list[Widget] = [
             Horizontal(
@@ -334,7 +339,7 @@ class QuoteTicket(Vertical):
             )
             for name in (f"leg-{index}", f"bid-{index}", f"ask-{index}"):
                 rows.append(Static("", id=f"err-{name}", classes="field-error"))
-        container.mount_all(rows)
+        await container.mount_all(rows)
         for row in rows:
             if isinstance(row, Static) and row.has_class("field-error"):
                 row.display = False

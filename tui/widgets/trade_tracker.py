@@ -36,8 +36,14 @@ _STATE_TONE = {
 }
 
 
+STEP_WIDTH = 11
+"""Columns per step of the path, so names and times line up under each other."""
+
+_SHORT_NAMES = {"taker deposit": "tkr dep", "maker deposit": "mkr dep"}
+
+
 def render_trade(trade: TrackedTrade, book: DeskBook, now: datetime) -> str:
-    """The tracker's markup for one trade: terms, path, and next step or final state."""
+    """The tracker's markup for one trade: terms, the path (names over times), next step."""
     side = str(trade.side).upper() if trade.side else "?"
     side_tone = "$bid" if trade.side == "buy" else "$ask"
     structure = (
@@ -50,31 +56,38 @@ def render_trade(trade: TrackedTrade, book: DeskBook, now: datetime) -> str:
     terms = (
         f"{icon} [b]{role}[/b] [{side_tone}]{side}[/] {escape(structure)} x{fmt.qty(trade.qty)}"
         f" @ {fmt.price(trade.price)} vs {escape(book.company_name(trade.counterparty))}"
-        f"  notional {fmt.money(trade.notional)}  [$text-muted]quote {fmt.short_id(trade.key)}[/]"
     )
-    parts = [f"[$booked]✓[/] accepted {fmt.clock_time(trade.accepted_at)}"]
+    names = [f"[$booked]✓[/] {'accepted':<{STEP_WIDTH - 2}}"]
+    times = [f"  {fmt.clock_time(trade.accepted_at):<{STEP_WIDTH - 2}}"]
     for step in trade.steps:
         mark = _STATE_MARK[step.state]
         tone = _STATE_TONE[step.state]
-        when = f" {fmt.clock_time(step.at)}" if step.at else ""
-        parts.append(f"[{tone}]{mark} {step.name}[/]{when}")
-    path = "  " + " → ".join(parts)
+        name = _SHORT_NAMES.get(step.name, step.name)
+        names.append(f"[{tone}]{mark} {name:<{STEP_WIDTH - 2}}[/]")
+        when = fmt.clock_time(step.at) if step.at else ""
+        times.append(f"  [$text-muted]{when:<{STEP_WIDTH - 2}}[/]")
+    details = (
+        f"notional {fmt.money(trade.notional)} · quote {fmt.short_id(trade.key)}"
+        f" · RFQ {fmt.short_id(trade.quote.target_rfq_id)}"
+    )
     if trade.next_step is NextStep.LAST_LOOK:
         left = fmt.countdown(trade.deadline, now)
         urgent = trade.deadline is not None and trade.deadline - now < timedelta(seconds=10)
         tone = "$error" if urgent else "$needs-action"
-        todo = f"  [b {tone}]YOUR LAST LOOK ⏱ {left}[/]  a accept · r reject"
+        todo = f"[b {tone}]YOUR LAST LOOK ⏱ {left}[/]  a accept · r reject"
     elif trade.next_step is NextStep.APPROVE_DEPOSIT:
         hint = book.deposit_hint(trade)
         amount = f" {fmt.money(hint.amount)} USDC" if hint.amount is not None else ""
-        todo = f"  [b $needs-action]APPROVE DEPOSIT{amount}[/]  p sign permit"
+        todo = f"[b $needs-action]APPROVE DEPOSIT{amount}[/]  p sign permit"
     elif trade.status == "success_trades_booked_into_pool":
-        todo = "  [$booked]booked into the pool[/]"
+        todo = "[$booked]booked into the pool[/]"
     elif trade.status.startswith("rejected_"):
-        todo = f"  [$rejected]{escape(fmt.status_words(trade.status))}[/]"
+        todo = f"[$rejected]{escape(fmt.status_words(trade.status))}[/]"
     else:
-        todo = f"  [$text-muted]{escape(fmt.status_words(trade.status))}[/]"
-    return f"{terms}\n{path}\n{todo}"
+        todo = f"[$text-muted]{escape(fmt.status_words(trade.status))}[/]"
+    return "\n".join(
+        [terms, "".join(names), "".join(times), f"  {todo}", f"  [$text-muted]{details}[/]"]
+    )
 
 
 class TradeTracker(Vertical):
