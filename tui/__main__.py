@@ -102,6 +102,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="speed of the simulated market (2: twice as many RFQs, answers in half the time)",
     )
     sandbox.add_argument(
+        "--no-history",
+        action="store_true",
+        help="start a new database without its seeded day of past trades",
+    )
+    sandbox.add_argument("--no-makers", action="store_true", help="no simulated makers")
+    sandbox.add_argument("--no-takers", action="store_true", help="no simulated takers")
+    sandbox.add_argument(
+        "--taker-interval",
+        type=_positive_float,
+        default=45.0,
+        metavar="S",
+        help="mean seconds between two RFQs of one simulated taker (default 45)",
+    )
+    sandbox.add_argument(
         "--token-budget",
         type=_positive_int,
         default=None,
@@ -156,6 +170,10 @@ def _run_sandbox(args: argparse.Namespace) -> int:
     )
     clock = SandboxClock()
     exchange = Exchange.open(db_path, seed=args.seed, clock=clock, block_delay_s=args.block_delay)
+    if not args.no_history:
+        from tui.sandbox.history import seed_history
+
+        seed_history(exchange)  # once per database: a no-op when the history is already there
 
     async def ready(server: SandboxServer) -> None:
         import httpx
@@ -173,7 +191,14 @@ def _run_sandbox(args: argparse.Namespace) -> int:
         "admin": args.admin,
         "token_budget": args.token_budget or BUDGET_TOKENS,
         "log_level": args.log_level,
-        "actor_config": None if args.no_actors else ActorConfig(pace=args.pace or 1.0),
+        "actor_config": None
+        if args.no_actors
+        else ActorConfig(
+            pace=args.pace or 1.0,
+            makers=not args.no_makers,
+            takers=not args.no_takers,
+            taker_rfq_interval_s=args.taker_interval,
+        ),
     }
     # SIGINT/SIGTERM stop the server gracefully (see `serve`); a Ctrl-C during startup too.
     with contextlib.suppress(KeyboardInterrupt):

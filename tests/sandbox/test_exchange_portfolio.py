@@ -103,16 +103,18 @@ def test_trades_filters_and_scoping(kit):
 def test_market_stats_count_each_trade_once(kit):
     before = kit.ex.market_stats()
     assert before.total_volume_24h == 0 and before.open_interest == 0
-    trade(kit, [("buy", kit.perp())], qty="2")
+    trade(kit, [("buy", kit.perp())], qty="5")
     stats = kit.ex.market_stats()
     mark = kit.mark(kit.perp())
     btc = next(listing for listing in stats.listings if listing.ticker == "BTC")
-    assert btc.volume_24h == 2 * mark
-    assert stats.cumulative_volume == 2 * mark
-    assert btc.open_interest.long_open_interest == 2 * mark
-    assert btc.open_interest.short_open_interest == 2 * mark
+    assert btc.volume_24h == 5 * mark
+    assert stats.cumulative_volume == 5 * mark
+    # Open interest is the takers' side: the taker bought 5, nobody took the short side.
+    assert btc.open_interest.long_open_interest == 5 * mark
+    assert btc.open_interest.short_open_interest == 0
+    assert btc.funding_rate > 0  # longs outnumber shorts, so longs pay
     assert stats.tvl >= 1_250_000  # the seeded pool's money is in it
     kit.advance(86_400)
     later = kit.ex.market_stats()
     assert later.total_volume_24h == 0
-    assert later.cumulative_volume == 2 * mark
+    assert later.cumulative_volume == 5 * mark

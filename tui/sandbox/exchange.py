@@ -1263,8 +1263,11 @@ class Exchange:
         """The public statistics record, from the trades, positions and pools in the store.
 
         Volume counts each booked leg once (its taker side) at ``qty x underlying price`` at
-        booking; open interest is USDC notional (``|qty| x underlying mark``) of every open
-        position, long and short apart (each pool holds both sides of every trade).
+        booking. Open interest is measured on the takers' side, as a venue whose makers are
+        liquidity providers reports it: the USDC notional (``|taker qty| x underlying mark``)
+        of what takers hold long and short. Counting both sides of every pool instead would
+        make long always equal short and the funding rate, which feeds on their imbalance,
+        always zero.
         """
         from tui.sandbox.market import MarketActivity
 
@@ -1286,10 +1289,12 @@ class Exchange:
         long_oi: dict[str, Decimal] = {}
         short_oi: dict[str, Decimal] = {}
         marks: dict[str, Decimal] = {}
-        for row in self.store.all("SELECT underlying, qty FROM positions"):
+        for row in self.store.all("SELECT underlying, taker_qty FROM positions"):
             underlying, qty = row[0], Decimal(row[1])
             if underlying not in marks:
                 marks[underlying] = self.market.mark_price(underlying)
+            if qty == 0:
+                continue
             book = long_oi if qty > 0 else short_oi
             book[underlying] = book.get(underlying, _ZERO) + abs(qty) * marks[underlying]
         activity = MarketActivity(

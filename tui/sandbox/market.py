@@ -517,7 +517,7 @@ class Market:
         return MarketStats(
             total_volume_24h=sum(activity.volume_24h.values(), _ZERO),
             cumulative_volume=activity.cumulative_volume,
-            tvl=activity.pool_balances + self.lp_vault(now_ms),
+            tvl=(activity.pool_balances + self.lp_vault(now_ms)).quantize(_USD_QUANTUM),
             open_interest=total_oi,
             num_markets=len(listings),
             loss_refund=LossRefund(
