@@ -97,24 +97,35 @@ RequestT = TypeVar("RequestT", bound=Request)
 @dataclass(frozen=True, slots=True)
 class _Paged:
     record: type[BaseModel]
-    filters: tuple[str, ...]
+    endpoint: Endpoint
+
+    @property
+    def filters(self) -> tuple[str, ...]:
+        """The query filters the endpoint takes besides limit/offset (from the catalogue)."""
+        return self.endpoint.filters
 
 
-PAGED_ENDPOINTS: dict[str, _Paged] = {
-    "companies": _Paged(Company, ("id",)),
-    "portfolio_assets": _Paged(Asset, ("pool",)),
-    "portfolio_positions": _Paged(Position, ("pool",)),
-    "portfolio_aggregated_positions": _Paged(AggregatedPosition, ()),
-    "portfolio_trades": _Paged(Trade, ("pool", "id")),
-    "quotes": _Paged(Quote, ("id",)),
-    "quotes_sent": _Paged(Quote, ("id",)),
-    "quotes_received": _Paged(Quote, ("id",)),
-    "rfqs_sent": _Paged(RFQ, ("id", "price")),
-    "rfqs_received": _Paged(RFQ, ("id", "price")),
-    "settlement_pools": _Paged(SettlementPool, ("id",)),
-    "transfers": _Paged(Transfer, ("pool", "id")),
-}
-"""Every list endpoint: the record it pages over and the filters it takes besides limit/offset."""
+def _paged(name: str, record: type[BaseModel]) -> tuple[str, _Paged]:
+    return name, _Paged(record, endpoint_named(name))
+
+
+PAGED_ENDPOINTS: dict[str, _Paged] = dict(
+    [
+        _paged("companies", Company),
+        _paged("portfolio_assets", Asset),
+        _paged("portfolio_positions", Position),
+        _paged("portfolio_aggregated_positions", AggregatedPosition),
+        _paged("portfolio_trades", Trade),
+        _paged("quotes", Quote),
+        _paged("quotes_sent", Quote),
+        _paged("quotes_received", Quote),
+        _paged("rfqs_sent", RFQ),
+        _paged("rfqs_received", RFQ),
+        _paged("settlement_pools", SettlementPool),
+        _paged("transfers", Transfer),
+    ]
+)
+"""Every list endpoint: the record it pages over (its filters come from the catalogue)."""
 
 _BOOL = TypeAdapter(bool)
 _DICT = TypeAdapter(dict[str, Any])

@@ -56,12 +56,15 @@ class Endpoint:
     path: str
     cost: int
     max_limit: int | None = None
+    filters: tuple[str, ...] = ()
     writes: bool = False
     auth: bool = True
 
 
-def _get(name: str, path: str, cost: int, max_limit: int | None = None) -> Endpoint:
-    return Endpoint(name, Method.GET, path, cost, max_limit)
+def _get(
+    name: str, path: str, cost: int, max_limit: int | None = None, filters: tuple[str, ...] = ()
+) -> Endpoint:
+    return Endpoint(name, Method.GET, path, cost, max_limit, filters)
 
 
 def _post(name: str, path: str, cost: int = 20) -> Endpoint:
@@ -69,28 +72,28 @@ def _post(name: str, path: str, cost: int = 20) -> Endpoint:
 
 
 ENDPOINTS: tuple[Endpoint, ...] = (
-    _get("companies", "/v1/companies", 1, 10_000),
-    _get("portfolio_assets", "/v1/portfolio/assets", 1, 10_000),
-    _get("portfolio_positions", "/v1/portfolio/positions", 1, 10_000),
+    _get("companies", "/v1/companies", 1, 10_000, ("id",)),
+    _get("portfolio_assets", "/v1/portfolio/assets", 1, 10_000, ("pool",)),
+    _get("portfolio_positions", "/v1/portfolio/positions", 1, 10_000, ("pool",)),
     _get("portfolio_aggregated_positions", "/v1/portfolio/positions/aggregated", 10, 10_000),
-    _get("portfolio_trades", "/v1/portfolio/trades", 1, 10_000),
+    _get("portfolio_trades", "/v1/portfolio/trades", 1, 10_000, ("pool", "id")),
     _get("portfolio_summary", "/v1/portfolio/summary", 10),
-    _get("quotes", "/v1/quotes", 1, 1000),
-    _get("quotes_sent", "/v1/quotes/sent", 1, 1000),
-    _get("quotes_received", "/v1/quotes/received", 1, 1000),
+    _get("quotes", "/v1/quotes", 1, 1000, ("id",)),
+    _get("quotes_sent", "/v1/quotes/sent", 1, 1000, ("id",)),
+    _get("quotes_received", "/v1/quotes/received", 1, 1000, ("id",)),
     _post("quotes_new", "/v1/quotes/new"),
     _post("quotes_cancel", "/v1/quotes/cancel"),
     _post("quotes_cancel_all", "/v1/quotes/cancel_all"),
     _post("quotes_replace", "/v1/quotes/replace"),
     _post("quotes_accept", "/v1/quotes/accept"),
     _post("quotes_maker_last_look", "/v1/quotes/maker_last_look"),
-    _get("rfqs_sent", "/v1/rfqs/sent", 10, 1000),
-    _get("rfqs_received", "/v1/rfqs/received", 10, 1000),
+    _get("rfqs_sent", "/v1/rfqs/sent", 10, 1000, ("id", "price")),
+    _get("rfqs_received", "/v1/rfqs/received", 10, 1000, ("id", "price")),
     _post("rfqs_new", "/v1/rfqs/new"),
     _post("rfqs_cancel", "/v1/rfqs/cancel"),
-    _get("settlement_pools", "/v1/settlement_pools", 10, 1000),
+    _get("settlement_pools", "/v1/settlement_pools", 10, 1000, ("id",)),
     _post("settlement_pools_new", "/v1/settlement_pools/new"),
-    _get("transfers", "/v1/transfers", 1, 10_000),
+    _get("transfers", "/v1/transfers", 1, 10_000, ("pool", "id")),
     _post("transfers_new", "/v1/transfers/new"),
     # The template only reads (it signs nothing and moves nothing), hence cost 1, but it is a
     # POST that prepares a write, so a reader key may not ask for one either.
@@ -99,7 +102,14 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     ),
     _post("transfers_permit", "/v1/transfers/permit"),
     Endpoint("status", Method.GET, "/v1/status", 1, auth=False),
-    Endpoint("supported_assets", Method.GET, "/v1/metadata/supported_assets", 1, auth=False),
+    Endpoint(
+        "supported_assets",
+        Method.GET,
+        "/v1/metadata/supported_assets",
+        1,
+        filters=("verified",),
+        auth=False,
+    ),
 )
 """Every method+path pair of the trading API, in the interface's order."""
 

@@ -21,7 +21,7 @@ from urllib.parse import parse_qsl
 
 from pydantic import BaseModel, ValidationError
 
-from tui.api.endpoints import DEFAULT_PAGE_SIZE, Endpoint
+from tui.api.endpoints import DEFAULT_PAGE_SIZE, ENDPOINTS, Endpoint, Method
 from tui.api.models import (
     AcceptQuoteRequest,
     CancelRequest,
@@ -69,22 +69,18 @@ def _parse_bool(name: str, raw: str) -> bool:
 _UUID = _parse_uuid
 _BOOL = _parse_bool
 
+FILTER_PARSERS: dict[str, Callable[[str, str], Any]] = {
+    "id": _UUID,
+    "pool": _UUID,
+    "price": _BOOL,
+    "verified": _BOOL,
+}
+"""How each filter parameter of the catalogue (`Endpoint.filters`) is parsed."""
+
 FILTERS: dict[str, dict[str, Callable[[str, str], Any]]] = {
-    "companies": {"id": _UUID},
-    "portfolio_assets": {"pool": _UUID},
-    "portfolio_positions": {"pool": _UUID},
-    "portfolio_aggregated_positions": {},
-    "portfolio_trades": {"pool": _UUID, "id": _UUID},
-    "portfolio_summary": {},
-    "quotes": {"id": _UUID},
-    "quotes_sent": {"id": _UUID},
-    "quotes_received": {"id": _UUID},
-    "rfqs_sent": {"id": _UUID, "price": _BOOL},
-    "rfqs_received": {"id": _UUID, "price": _BOOL},
-    "settlement_pools": {"id": _UUID},
-    "transfers": {"pool": _UUID, "id": _UUID},
-    "status": {},
-    "supported_assets": {"verified": _BOOL},
+    endpoint.name: {name: FILTER_PARSERS[name] for name in endpoint.filters}
+    for endpoint in ENDPOINTS
+    if endpoint.method is Method.GET
 }
 """Per GET endpoint: the filter parameters it takes (besides limit/offset) and their parsers."""
 
