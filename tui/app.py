@@ -24,7 +24,7 @@ from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import ContentSwitcher, DataTable, Footer, Input, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
@@ -47,6 +47,7 @@ from tui.messages import (
     CompaniesUpdated,
     ConnectionChanged,
     ConnectionState,
+    Direction,
     PollFailed,
     PoolsUpdated,
     PositionsUpdated,
@@ -79,6 +80,7 @@ from tui.widgets.status_bar import PaneAge, StatusBar
 from tui.widgets.trade_tracker import TradeTracker
 
 Clock = Callable[[], datetime]
+MAJORS = ("BTC", "ETH")
 
 PANE_TOPICS: tuple[tuple[str, tuple[Topic, ...]], ...] = (
     ("inbox", (Topic.RFQS_RECEIVED, Topic.RFQS_SENT)),
@@ -97,6 +99,15 @@ TAB_TOPICS: dict[str, set[Topic]] = {
     "market": {Topic.STATS},
 }
 """Topics polled fast while their tab is on screen."""
+
+
+TAB_FOCUS: dict[str, str] = {
+    "trade": "#inbox-table",
+    "pools": "#pools-table",
+    "blotter": "#blotter-table",
+    "market": "#market-table",
+}
+"""The widget that takes the focus when a tab opens."""
 
 
 class WalletUnavailable(Exception):
@@ -151,6 +162,7 @@ class DeskApp(App[None]):
         self._wallet_key: SecretStr | None = None
         self._waiting_on_me: set[str] = set()
         self._toasted_failures: set[Topic] = set()
+        self._rfq_directions_seen: set[Direction] = set()
         for builtin in BUILTIN_THEMES.values():
             self.register_theme(builtin)
         loaded = load_user_themes(theme_dirs() if user_theme_dirs is None else user_theme_dirs)
@@ -280,6 +292,7 @@ class DeskApp(App[None]):
 
     async def on_rfqs_updated(self, message: RfqsUpdated) -> None:
         """File RFQs; refresh the inbox, the ticket or board, the tracker."""
+        self._rfq_directions_seen.add(message.direction)
         store = self.book.rfqs_received if message.direction == "received" else self.book.rfqs_sent
         store.clear()
         store.update({r.rfq_id: r for r in message.rfqs})
@@ -347,8 +360,9 @@ class DeskApp(App[None]):
             self.query_one(Blotter).show_trades(self.book.trades)
             self.query_one(TradeTracker).refresh_trades()
             inbox = self.query_one(RfqInbox)
-            inbox.show("received", list(self.book.rfqs_received.values()))
-            inbox.show("sent", list(self.book.rfqs_sent.values()))
+            for direction in self._rfq_directions_seen:
+                store = self.book.rfqs_received if direction == "received" else self.book.rfqs_sent
+                inbox.show(direction, list(store.values()))
         me = self.book.my_company
         if me is not None:
             self.query_one(PortfolioHeader).company = f"{me.short_name} · {me.legal_name}"
@@ -432,6 +446,10 @@ class DeskApp(App[None]):
     @on(TabbedContent.TabActivated)
     def _tab_changed(self) -> None:
         self._update_hot()
+        # The keys of a tab work at once: its main table takes the focus.
+        main = TAB_FOCUS.get(self.query_one(TabbedContent).active or "")
+        if main is not None and not isinstance(self.screen, ModalScreen):
+            self.query_one(main).focus()
 
     # -- the inbox and the right-hand panel -------------------------------------------------
 
@@ -569,7 +587,11 @@ class DeskApp(App[None]):
         try:
             response = await actions.accept_quote(self._client(), rfq_id, quote_id, side)
         except ApiError as error:
-            self._finished(ActionKind.ACCEPT_QUOTE, error=error, kick=(Topic.RFQS_SENT,))
+            self._finished(
+                ActionKind.ACCEPT_QUOTE,
+                error=error,
+                kick=(Topic.RFQS_SENT, Topic.QUOTES_RECEIVED),
+            )
             return
         pending = response.pending_settlement_pool
         self.book.deposit_hints[quote_id] = DepositHint(
@@ -623,8 +645,12 @@ class DeskApp(App[None]):
             if self.feed is not None:
                 self.feed.kick(Topic.COMPANIES)
             return
-        underlyings = sorted(self.book.assets) or (
+        known = sorted(self.book.assets) or (
             [listing.ticker for listing in self.book.stats.listings] if self.book.stats else []
+        )
+        # The majors first: the builder opens on the most traded underlying.
+        underlyings = sorted(
+            known, key=lambda t: (t not in MAJORS, MAJORS.index(t) if t in MAJORS else 0, t)
         )
         intervals = (
             {listing.ticker: listing.funding_interval_s for listing in self.book.stats.listings}

@@ -19,8 +19,8 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from textual.message import Message
@@ -105,6 +105,62 @@ PAGE_LIMITS: dict[Topic, int] = {
 }
 """Big pages for the cheap (1 token) list endpoints: one page, one token."""
 
+FINAL_RFQ = {"expired", "canceled", "closed"}
+FINAL_QUOTE = {"filled", "failed", "expired", "canceled", "replaced", "void"}
+FINAL_TRANSFER = {"confirmed", "failed"}
+QUIET_AFTER_EXPIRY = timedelta(minutes=2)
+"""An unaccepted quote this long past its expiry will not change any more."""
+
+
+def _clearing_final(status: Any) -> bool:
+    text = str(status) if status is not None else ""
+    return text == "success_trades_booked_into_pool" or text.startswith("rejected_")
+
+
+def record_is_final(topic: Topic, record: Any, now: datetime) -> bool:
+    """Whether a listed record can no longer change (so later polls may skip it)."""
+    if topic in (Topic.RFQS_RECEIVED, Topic.RFQS_SENT):
+        status = record.clearing_status
+        return str(record.rfq_status) in FINAL_RFQ and (status is None or _clearing_final(status))
+    if topic in (Topic.QUOTES_SENT, Topic.QUOTES_RECEIVED):
+        if record.clearing_status is not None:
+            return _clearing_final(record.clearing_status)
+        quote_status = (record.model_extra or {}).get("quote_status")
+        if isinstance(quote_status, str):
+            return quote_status in FINAL_QUOTE
+        return bool(record.expires_at + QUIET_AFTER_EXPIRY < now)
+    if topic is Topic.TRADES:
+        return _clearing_final(record.status)
+    if topic is Topic.TRANSFERS:
+        return str(record.status) in FINAL_TRANSFER
+    return False
+
+
+INCREMENTAL: frozenset[Topic] = frozenset(
+    {
+        Topic.RFQS_RECEIVED,
+        Topic.RFQS_SENT,
+        Topic.QUOTES_SENT,
+        Topic.QUOTES_RECEIVED,
+        Topic.TRADES,
+        Topic.TRANSFERS,
+    }
+)
+"""Lists that only grow at the end (the venue pages oldest first) and whose old records settle.
+
+A poll of these skips the leading records already final and asks only from the first one that
+may still change, so a long day of RFQs and quotes does not make every poll (and every token
+charged per page) grow with it.
+"""
+
+
+@dataclass
+class _Listing:
+    """The records of one incremental topic and how many leading ones are final."""
+
+    records: list[Any] = field(default_factory=list)
+    final_prefix: int = 0
+
 
 def stale_after(spec: PollSpec, hot: bool) -> float:
     """Seconds after which a topic's data counts as stale: three missed polls, plus slack."""
@@ -141,6 +197,7 @@ class Feed:
         self._kicked: set[Topic] = set()
         self._inflight: set[Topic] = set()
         self._pending: dict[Topic, int] = {}
+        self._listings: dict[Topic, _Listing] = {}
         self._tasks: set[asyncio.Task[bool]] = set()
         self._stopped = asyncio.Event()
         self.topics: tuple[Topic, ...] = tuple(
@@ -315,8 +372,22 @@ class Feed:
 
     async def _all(self, method: Callable[..., Awaitable[Any]], topic: Topic) -> list[Any]:
         limit = PAGE_LIMITS.get(topic)
-        filters = {"limit": limit} if limit else {}
-        return [record async for record in self.client.iterate(method, **filters)]
+        filters: dict[str, Any] = {"limit": limit} if limit else {}
+        if topic not in INCREMENTAL:
+            return [record async for record in self.client.iterate(method, **filters)]
+        listing = self._listings.setdefault(topic, _Listing())
+        start = listing.final_prefix
+        if start:
+            filters["offset"] = start
+        fresh = [record async for record in self.client.iterate(method, **filters)]
+        records = listing.records[:start] + fresh
+        now = self.clock()
+        prefix = start
+        while prefix < len(records) and record_is_final(topic, records[prefix], now):
+            prefix += 1
+        listing.records = records
+        listing.final_prefix = prefix
+        return records
 
     async def _fetch(self, topic: Topic) -> Message:
         client = self.client

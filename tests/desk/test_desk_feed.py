@@ -134,3 +134,32 @@ def test_every_topic_has_a_sane_schedule(topic: Topic) -> None:
     spec = SPECS[topic]
     assert 0 < spec.hot_s <= spec.cold_s
     assert spec.cost <= 10
+
+
+async def test_settled_records_are_not_fetched_again(sandbox: Any) -> None:
+    from tests.desk.desk_kit import perp_rfq
+
+    posted: list[Any] = []
+    desk_id = sandbox.company_ids["DESK"]
+    async with sandbox.client("DESK") as client, sandbox.client("EMBR") as embr:
+        for _ in range(3):
+            await embr.rfqs_new(perp_rfq([desk_id], "1", sandbox.clock.now()))
+        sandbox.advance(400)  # past their five-minute expiry: settled for good
+        late = await embr.rfqs_new(perp_rfq([desk_id], "1", sandbox.clock.now()))
+
+        asked: list[dict[str, Any]] = []
+        iterate = client.iterate
+
+        def spy(method: Any, **filters: Any) -> Any:
+            asked.append(filters)
+            return iterate(method, **filters)
+
+        client.iterate = spy  # type: ignore[method-assign]
+        feed = Feed(client, posted.append, clock=sandbox.clock.now, monotonic=Ticker())
+        await feed.refresh(Topic.RFQS_RECEIVED)
+        await feed.refresh(Topic.RFQS_RECEIVED)
+        assert asked[0].get("offset") is None and asked[1]["offset"] == 3
+        first, second = (m for m in posted if isinstance(m, RfqsUpdated))
+        assert [r.rfq_id for r in second.rfqs] == [r.rfq_id for r in first.rfqs]
+        assert len(second.rfqs) == 4 and second.rfqs[-1].rfq_id == late.rfq_id
+        assert [r.rfq_status for r in second.rfqs] == ["expired"] * 3 + ["open"]

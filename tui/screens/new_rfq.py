@@ -291,9 +291,10 @@ class NewRfqScreen(ModalScreen[NewRfqRequest | None]):
                 yield Button("Back out (esc)", id="back", compact=True)
 
     def on_mount(self) -> None:
-        """Start with one leg."""
+        """Start with one leg, its instrument type focused."""
         self.action_add_leg()
         show_errors(self, {})
+        self.call_after_refresh(lambda: self.query_one("#type-0", Select).focus())
 
     def action_add_leg(self) -> None:
         """Add a leg (up to `MAX_LEGS`)."""

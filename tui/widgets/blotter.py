@@ -26,12 +26,12 @@ COLUMNS = (
     Column("rfq", "RFQ", 8),
     Column("role", "Role", 5),
     Column("side", "Side", 4),
-    Column("instrument", "Instrument", 22),
-    Column("qty", "Qty", 10, numeric=True),
+    Column("instrument", "Instrument", 19),
+    Column("qty", "Qty", 9, numeric=True),
     Column("price", "Price", 12, numeric=True),
-    Column("notional", "Notional", 14, numeric=True),
+    Column("notional", "Notional", 13, numeric=True),
     Column("cpty", "Cpty", 6),
-    Column("pool", "Pool", 14),
+    Column("pool", "Pool", 12),
     Column("status", "Status", 8),
 )
 
@@ -97,6 +97,6 @@ class Blotter(Vertical):
             right(fmt.price(trade.price)),
             right(fmt.money(trade.price * trade.qty)),
             self.book.company_name(trade.counterparty),
-            self.book.pool_name(trade.pool_location)[:14],
+            self.book.pool_name(trade.pool_location)[:12],
             status_cell,
         )

@@ -18,16 +18,16 @@ from textual.message import Message
 from textual.widgets import Static
 
 from tui.api.models import RFQ, RFQStatus, TradeSide
-from tui.book import DeskBook
+from tui.book import DeskBook, quote_is_open
 from tui.widgets import fmt
 from tui.widgets.keyed_table import Column, KeyedTable, SortText
 from tui.widgets.palette import right, toned
 
 COLUMNS = (
-    Column("maker", "Maker", 8),
-    Column("bid", "Bid", 12, numeric=True),
-    Column("ask", "Ask", 12, numeric=True),
-    Column("expires", "Expires", 7, numeric=True),
+    Column("maker", "Maker", 6),
+    Column("bid", "Bid", 11, numeric=True),
+    Column("ask", "Ask", 11, numeric=True),
+    Column("expires", "Expiry", 6, numeric=True),
     Column("pool", "Pool", 10),
 )
 
@@ -44,25 +44,36 @@ class BoardQuote:
     pool: str
 
 
-def board_quotes(rfq: RFQ, book: DeskBook) -> list[BoardQuote]:
-    """The open quotes of an RFQ, merged from its bids and asks, tightest first."""
+def board_quotes(rfq: RFQ, book: DeskBook, now: datetime) -> list[BoardQuote]:
+    """The open quotes of an RFQ, tightest first.
+
+    The quotes polled from ``/quotes/received`` are the freshest view (cheap to poll, so
+    polled often); the RFQ's own bids and asks fill in for quotes not seen there yet.
+    """
     bids = {q.parent_quote_id: q.quote_price for q in rfq.bids}
     asks = {q.parent_quote_id: q.quote_price for q in rfq.asks}
+    records = {
+        q.parent_quote_id: q for q in book.quotes_received.values() if q.target_rfq_id == rfq.rfq_id
+    }
     found = []
-    for quote_id in dict.fromkeys([*bids, *asks]):
-        record = book.quotes_received.get(quote_id)
+    for quote_id in dict.fromkeys([*bids, *asks, *records]):
+        record = records.get(quote_id)
+        if record is not None and not quote_is_open(record, now):
+            continue
         meta = rfq.quotes_common_metadata.get(quote_id, {})
         maker = record.maker_company if record else meta.get("maker_company")
         expires = record.expires_at if record else None
+        bid = record.aggregated_bid if record else bids.get(quote_id)
+        ask = record.aggregated_ask if record else asks.get(quote_id)
         if record and record.pool_location:
             pool = book.pool_name(record.pool_location)
         elif record and record.new_pool_name:
             pool = f"new: {record.new_pool_name}"
         else:
             pool = "-"
-        found.append(
-            BoardQuote(quote_id, maker, bids.get(quote_id), asks.get(quote_id), expires, pool)
-        )
+        if bid is None and ask is None:
+            continue
+        found.append(BoardQuote(quote_id, maker, bid, ask, expires, pool))
     # Tightest first: the best ask, then the best bid.
     found.sort(key=lambda q: (q.ask is None, q.ask or Decimal(0), -(q.bid or Decimal(0))))
     return found
@@ -144,7 +155,7 @@ class QuoteBoard(Vertical):
             f"{fmt.structure_text(rfq.structure)}\n"
             f"structure px {fmt.price(price)}"
         )
-        quotes = board_quotes(rfq, self.book)
+        quotes = board_quotes(rfq, self.book, now)
         self._quotes = {q.quote_id: q for q in quotes}
         app = self.app
         rows = []

@@ -57,15 +57,18 @@ def render_trade(trade: TrackedTrade, book: DeskBook, now: datetime) -> str:
         f"{icon} [b]{role}[/b] [{side_tone}]{side}[/] {escape(structure)} x{fmt.qty(trade.qty)}"
         f" @ {fmt.price(trade.price)} vs {escape(book.company_name(trade.counterparty))}"
     )
-    names = [f"[$booked]✓[/] {'accepted':<{STEP_WIDTH - 2}}"]
-    times = [f"  {fmt.clock_time(trade.accepted_at):<{STEP_WIDTH - 2}}"]
+    # Each step is a column: name on one line, the time it was reached under it.
+    columns = [("$booked", "✓", "accepted", fmt.clock_time(trade.accepted_at))]
     for step in trade.steps:
-        mark = _STATE_MARK[step.state]
-        tone = _STATE_TONE[step.state]
         name = _SHORT_NAMES.get(step.name, step.name)
-        names.append(f"[{tone}]{mark} {name:<{STEP_WIDTH - 2}}[/]")
         when = fmt.clock_time(step.at) if step.at else ""
-        times.append(f"  [$text-muted]{when:<{STEP_WIDTH - 2}}[/]")
+        columns.append((_STATE_TONE[step.state], _STATE_MARK[step.state], name, when))
+    names = []
+    times = []
+    for tone, mark, name, when in columns:
+        width = max(STEP_WIDTH - 2, len(name) + 1)
+        names.append(f"[{tone}]{mark} {escape(name):<{width}}[/]")
+        times.append(f"  [$text-muted]{when:<{width}}[/]")
     details = (
         f"notional {fmt.money(trade.notional)} · quote {fmt.short_id(trade.key)}"
         f" · RFQ {fmt.short_id(trade.quote.target_rfq_id)}"
@@ -74,7 +77,7 @@ def render_trade(trade: TrackedTrade, book: DeskBook, now: datetime) -> str:
         left = fmt.countdown(trade.deadline, now)
         urgent = trade.deadline is not None and trade.deadline - now < timedelta(seconds=10)
         tone = "$error" if urgent else "$needs-action"
-        todo = f"[b {tone}]YOUR LAST LOOK ⏱ {left}[/]  a accept · r reject"
+        todo = f"[b {tone}]YOUR LAST LOOK, {left} left[/]  a accept · r reject"
     elif trade.next_step is NextStep.APPROVE_DEPOSIT:
         hint = book.deposit_hint(trade)
         amount = f" {fmt.money(hint.amount)} USDC" if hint.amount is not None else ""
