@@ -46,12 +46,10 @@ DEFAULT_EXPIRY_S = 30
 DEFAULT_SPREAD_BPS = Decimal(10)
 MAX_EXPIRY_S = 3600
 
-_client_ids = itertools.count(1)
 
-
-def next_client_quote_id(rfq_id: str, now: datetime) -> str:
-    """A fresh client quote id: desk, RFQ, time and a counter (well under 50 characters)."""
-    return f"desk-{rfq_id[:8]}-{now:%H%M%S}-{next(_client_ids)}"
+def client_quote_id(rfq_id: str, now: datetime, number: int) -> str:
+    """A client quote id: desk, RFQ, time and the ticket's counter (well under 50 characters)."""
+    return f"desk-{rfq_id[:8]}-{now:%H%M%S}-{number}"
 
 
 def _round_price(value: Decimal) -> Decimal:
@@ -215,6 +213,7 @@ class QuoteTicket(Vertical):
         self._legs_for: str | None = None
         self._pool_picked = False
         self._auto_pool: object = None
+        self._client_ids = itertools.count(1)
 
     def compose(self) -> ComposeResult:
         """Header, leg rows, settlement fields, buttons."""
@@ -301,7 +300,9 @@ class QuoteTicket(Vertical):
             self.query_one("#pool-name", Input).value = ""
             await self._build_legs(rfq)
             self._fill_pools(rfq)
-            self.query_one("#client-id", Input).value = next_client_quote_id(rfq.rfq_id, now)
+            self.query_one("#client-id", Input).value = client_quote_id(
+                rfq.rfq_id, now, next(self._client_ids)
+            )
             show_form_errors(self, {})
         self._refresh_live()
 
@@ -471,8 +472,8 @@ class QuoteTicket(Vertical):
     def new_client_id(self) -> None:
         """After a send: a fresh client id for the next quote."""
         if self.rfq is not None:
-            self.query_one("#client-id", Input).value = next_client_quote_id(
-                self.rfq.rfq_id, self.clock()
+            self.query_one("#client-id", Input).value = client_quote_id(
+                self.rfq.rfq_id, self.clock(), next(self._client_ids)
             )
 
     @on(Button.Pressed, "#send")
