@@ -18,6 +18,8 @@ from textual.binding import Binding
 from textual.widgets import DataTable
 
 Cell = str | Text
+CHUNK_ROWS = 1000
+"""Rows added per frame when a snapshot brings many new records at once."""
 
 
 class SortText(Text):
@@ -69,6 +71,7 @@ class KeyedTable(DataTable[Cell]):
         self._newest_first = newest_first
         self._row_height = row_height
         self._cells: dict[str, tuple[Cell, ...]] = {}
+        self._backlog: dict[str, tuple[Cell, ...]] = {}
         self._columns_added = False
 
     def on_mount(self) -> None:
@@ -89,8 +92,8 @@ class KeyedTable(DataTable[Cell]):
         return [str(row.key.value) for row in self.ordered_rows]
 
     def has_row(self, key: str) -> bool:
-        """True when a row with this key is shown."""
-        return key in self._cells
+        """True when a row with this key is shown (or queued to be)."""
+        return key in self._cells or key in self._backlog
 
     def merge(self, rows: Iterable[tuple[str, Sequence[Cell]]], *, prune: bool = False) -> int:
         """Add new rows, update changed cells in place; with ``prune``, drop rows not given.
@@ -106,7 +109,10 @@ class KeyedTable(DataTable[Cell]):
             seen.add(key)
             old = self._cells.get(key)
             if old is None:
-                added.append((key, values))
+                if key in self._backlog:
+                    self._backlog[key] = values
+                else:
+                    added.append((key, values))
                 continue
             changed = False
             for column_key, before, after in zip(keys, old, values, strict=True):
@@ -116,21 +122,44 @@ class KeyedTable(DataTable[Cell]):
             if not changed:
                 continue
             self._cells[key] = values
-        for key, values in added:
-            self.add_row(*values, key=key, height=self._row_height)
-            self._cells[key] = values
         if prune:
             for key in [k for k in self._cells if k not in seen]:
                 self.remove_row(key)
                 del self._cells[key]
-        if added and self._sort_column is not None:
+            for key in [k for k in self._backlog if k not in seen]:
+                del self._backlog[key]
+        # A big batch (the first load of a long day) goes in by chunks, one per frame, so the
+        # desk stays responsive while the table fills.
+        now, later = added[:CHUNK_ROWS], added[CHUNK_ROWS:]
+        self._backlog.update(later)
+        self._add(now)
+        if self._backlog:
+            self.call_after_refresh(self._drain)
+        return len(added)
+
+    def _add(self, rows: list[tuple[str, tuple[Cell, ...]]]) -> None:
+        had_rows = bool(self._cells)
+        for key, values in rows:
+            self.add_row(*values, key=key, height=self._row_height)
+            self._cells[key] = values
+        if rows and self._sort_column is not None:
             # The cursor stays on the record it was on, not on the row number: a trader's
             # selection must never change under them because a new row arrived.
-            selected = self.selected_key if len(self._cells) > len(added) else None
+            selected = self.selected_key if had_rows else None
             self.sort(self._sort_column, key=_sort_key, reverse=self._newest_first)
             if selected is not None and selected in self._cells:
                 self.move_cursor(row=self.get_row_index(selected), scroll=False)
-        return len(added)
+
+    def _drain(self) -> None:
+        keys = list(self._backlog)[:CHUNK_ROWS]
+        self._add([(key, self._backlog.pop(key)) for key in keys])
+        if self._backlog:
+            self.call_after_refresh(self._drain)
+
+    @property
+    def pending_rows(self) -> int:
+        """Rows still queued to be added (a big first load fills in over a few frames)."""
+        return len(self._backlog)
 
     def set_cell(self, key: str, column_key: str, value: Cell) -> None:
         """Update one cell in place (a countdown tick, a flash ending)."""
@@ -155,6 +184,7 @@ class KeyedTable(DataTable[Cell]):
         """Drop every row (the columns stay)."""
         self.clear()
         self._cells.clear()
+        self._backlog.clear()
 
     @property
     def selected_key(self) -> str | None:

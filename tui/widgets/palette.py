@@ -6,6 +6,8 @@ switch recolours the tables on their next update, and no colour is ever written 
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from rich.style import Style
 from rich.text import Text
 from textual.app import App
@@ -16,7 +18,12 @@ from tui.themes import DESK_VARIABLES
 
 def tone(app: App[object], name: str) -> Style:
     """A Rich style in the colour of theme variable ``name`` (a desk or Textual variable)."""
-    raw = app.theme_variables.get(name) or DESK_VARIABLES.get(name) or ""
+    return _style(app.theme_variables.get(name) or DESK_VARIABLES.get(name) or "")
+
+
+@lru_cache(maxsize=256)
+def _style(raw: str) -> Style:
+    # Cached by the variable's value: a 10,000-row table asks for the same few colours.
     first = raw.split()[0] if raw.strip() else ""
     try:
         return Style(color=Color.parse(first).rich_color)
