@@ -70,6 +70,7 @@ from tui.themes import BUILTIN_THEMES, DESK_VARIABLES, load_user_themes, pick_th
 from tui.widgets import fmt
 from tui.widgets.blotter import Blotter
 from tui.widgets.forms import FORM, errors_from_api
+from tui.widgets.keyed_table import KeyedTable
 from tui.widgets.market_stats import MarketStatsPane
 from tui.widgets.pools import PoolsPane, party_margin
 from tui.widgets.portfolio_header import PortfolioHeader
@@ -214,6 +215,7 @@ class DeskApp(App[None]):
         header.sandbox = self.connector.sandbox
         for warning in self._theme_warnings:
             self.notify(warning, severity="warning")
+        self.theme_changed_signal.subscribe(self, self._restyle)
         self.set_interval(1.0, self._refresh_ages, name="pane-ages")
         self._refresh_ages()
         self.query_one("#inbox-table").focus()
@@ -228,6 +230,23 @@ class DeskApp(App[None]):
         if self.stats_client is not None:
             await self.stats_client.aclose()
         await self.connector.close()
+
+    def _restyle(self, _theme: object) -> None:
+        """A new theme: redraw the table cells coloured from theme variables."""
+        inbox = self.query_one(RfqInbox)
+        inbox.table.clear_rows()
+        for direction in self._rfq_directions_seen:
+            store = self.book.rfqs_received if direction == "received" else self.book.rfqs_sent
+            inbox.show(direction, list(store.values()))
+        blotter = self.query_one(Blotter)
+        blotter.restyle()
+        blotter.show_trades(self.book.trades)
+        self.query_one(PoolsPane).pools_table.clear_rows()
+        self.query_one(PoolsPane).show_pools()
+        if self.book.stats is not None:
+            market = self.query_one(MarketStatsPane)
+            market.query_one(KeyedTable).clear_rows()
+            market.show_stats(self.book.stats)
 
     # -- connecting -------------------------------------------------------------------------
 

@@ -72,8 +72,9 @@ class Blotter(Vertical):
         )
 
     def restyle(self) -> None:
-        """Render every row again on the next snapshot (after a theme switch)."""
+        """Forget the rendered rows, so the next snapshot draws them in the new theme."""
         self._shown.clear()
+        self.query_one(KeyedTable).clear_rows()
 
     def cells(self, trade: Trade) -> tuple[Text | str, ...]:
         """The row of one trade."""

@@ -1,0 +1,142 @@
+"""The desk as an app: first frame before the network, failures as stale marks and toasts,
+the wallet prompt for real profiles, themes, help and the command palette."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from pydantic import SecretStr
+from textual.widgets import Input
+
+from tests.desk.desk_kit import SIZE, DeskFactory, make_desk, refresh
+from tui.api.permits import save_wallet_key
+from tui.app import DeskApp
+from tui.messages import ConnectionState, Topic
+from tui.screens.help import HelpScreen
+from tui.screens.password import PasswordScreen
+from tui.session import Connection, SessionError, StaticConnector
+from tui.widgets.keyed_table import KeyedTable
+from tui.widgets.portfolio_header import PortfolioHeader
+from tui.widgets.status_bar import StatusBar
+
+
+class SlowConnector:
+    """A venue that answers only when the test says so."""
+
+    label = "slow"
+    sandbox = True
+
+    def __init__(self, connection: Connection | None = None, error: str = "") -> None:
+        self.release = asyncio.Event()
+        self.connection = connection
+        self.error = error
+
+    async def connect(self) -> Connection:
+        await self.release.wait()
+        if self.connection is None:
+            raise SessionError(self.error)
+        return self.connection
+
+    async def close(self) -> None:
+        pass
+
+
+async def test_the_first_frame_comes_before_the_network(tmp_path: Path) -> None:
+    connector = SlowConnector(error="the sandbox did not start in time")
+    app = DeskApp(connector, auto_feed=False, export_dir=tmp_path, user_theme_dirs=[])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        header = app.query_one(PortfolioHeader)
+        assert header.state is ConnectionState.CONNECTING
+        assert "SANDBOX" in str(header.query_one("#badge").render())
+        assert "starting the sandbox" in header.detail
+        assert "never" in app.query_one(StatusBar).markup()
+        # The sandbox never comes: the desk says so and stays up.
+        connector.release.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert header.state is ConnectionState.DISCONNECTED
+        assert any("did not start" in n.message for n in app._notifications)
+        assert app.is_running
+
+
+async def test_a_venue_going_away_marks_panes_stale(sandbox: Any, desk: DeskFactory) -> None:
+    app = desk()
+    async with app.run_test(size=SIZE) as pilot:
+        await refresh(app, pilot)
+        status = app.query_one(StatusBar)
+        assert "STALE" not in status.markup()
+        sandbox.stop()
+        await refresh(app, pilot, Topic.RFQS_RECEIVED, Topic.QUOTES_SENT)
+        assert app.query_one(PortfolioHeader).state is ConnectionState.DISCONNECTED
+        assert "inbox" in status.markup() and "STALE" in status.markup()
+        assert any("stale" in (n.title or "") for n in app._notifications)
+        sandbox.start()  # the fixture stops it again
+
+
+async def test_a_real_profile_unlocks_its_keystore_with_a_password(
+    sandbox: Any, tmp_path: Path
+) -> None:
+    entry = sandbox.credentials["DESK"]
+    keystore = save_wallet_key(
+        tmp_path / "wallet.json",
+        entry["wallet_private_key"],
+        "hunter22",
+        kdf="pbkdf2",
+        iterations=2,
+    )
+    connection = Connection(
+        profile="prod",
+        base_url=sandbox.base_url,
+        api_key=entry["api_key"],
+        api_secret=SecretStr(entry["api_secret"]),
+        keystore=keystore,
+    )
+    app = DeskApp(
+        StaticConnector(connection),
+        clock=sandbox.clock.now,
+        auto_feed=False,
+        export_dir=tmp_path,
+        user_theme_dirs=[],
+        client_factory=lambda _c: sandbox.client("DESK"),
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await app.wait_connected()
+        assert "LIVE" in str(app.query_one("#badge").render())
+        worker = app.run_worker(app._wallet(), exit_on_error=False)
+        await pilot.pause()
+        prompt = app.screen
+        assert isinstance(prompt, PasswordScreen)
+        field = prompt.query_one("#password", Input)
+        assert field.password  # masked
+        field.value = "wrong"
+        await pilot.press("enter")
+        await pilot.pause()
+        prompt = app.screen
+        assert isinstance(prompt, PasswordScreen)
+        assert "wrong password" in str(prompt.query_one("#err-password").render())
+        prompt.query_one("#password", Input).value = "hunter22"
+        await pilot.press("enter")
+        key = await worker.wait()
+        assert key.get_secret_value() == entry["wallet_private_key"]
+        assert "hunter22" not in repr(app.screen_stack)
+
+
+async def test_themes_help_and_palette(sandbox: Any, tmp_path: Path) -> None:
+    app = make_desk(sandbox, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await refresh(app, pilot, Topic.COMPANIES, Topic.STATS)
+        table = app.query_one("#market-table", KeyedTable)
+        dark = table.cell_value("BTC", "funding")
+        app.theme = "desk-light"
+        await pilot.pause()
+        assert app.theme_variables["bid"] != "#3fb950"
+        assert table.cell_value("BTC", "funding") is not dark  # redrawn in the new colours
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        for wanted in ("New RFQ", "Kill switch", "Export CSV", "Next action", "Create pool"):
+            assert wanted in titles
