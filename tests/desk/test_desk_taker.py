@@ -12,11 +12,20 @@ from typing import Any
 
 from textual.widgets import Input, Select, SelectionList
 
-from tests.desk.desk_kit import SIZE, DeskFactory, pool_between, quote_rfq, refresh, settle
+from tests.desk.desk_kit import (
+    SIZE,
+    DeskFactory,
+    perp_rfq,
+    pool_between,
+    quote_rfq,
+    refresh,
+    settle,
+)
 from tui.api.models import ClearingStatus, MakerLastLookRequest, RequestAction
 from tui.messages import Topic
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.new_rfq import NewRfqScreen
+from tui.screens.permit import PermitScreen
 from tui.widgets.blotter import Blotter
 from tui.widgets.keyed_table import KeyedTable
 from tui.widgets.quote_board import QuoteBoard
@@ -91,3 +100,57 @@ async def test_taker_trade_from_rfq_to_booked(sandbox: Any, desk: DeskFactory) -
         assert [s.state for s in trade.steps][-1] == "done"
         blotter = app.query_one(Blotter).query_one(KeyedTable)
         assert blotter.row_count == len(app.book.trades) >= 1
+
+
+async def test_taker_approves_its_deposit_when_the_pool_is_short(
+    sandbox: Any, desk: DeskFactory
+) -> None:
+    app = desk()
+    async with app.run_test(size=SIZE) as pilot:
+        await refresh(app, pilot, Topic.COMPANIES, Topic.POOLS)
+        async with sandbox.client("DESK") as desk_client, sandbox.client("ALPHA") as alpha:
+            # 30 BTC needs more initial margin than DESK's 250,000 in the pool.
+            rfq = await desk_client.rfqs_new(
+                perp_rfq([sandbox.company_ids["ALPHA"]], "30", sandbox.clock.now())
+            )
+            (received,) = (await alpha.rfqs_received()).result
+            pool = await pool_between(alpha, sandbox.company_ids["DESK"])
+            quote = await quote_rfq(alpha, received, sandbox.clock.now(), pool_id=pool.pool_id)
+            await refresh(app, pilot, Topic.RFQS_SENT, Topic.QUOTES_RECEIVED)
+            app.query_one(RfqInbox).select("sent", rfq.rfq_id)
+            await pilot.pause()
+            app.query_one(QuoteBoard).table.focus()
+            await pilot.press("b", "y")
+            await settle(app, pilot)
+            await refresh(app, pilot, Topic.QUOTES_RECEIVED)
+            (trade,) = app.book.needs_me()
+            assert trade.status == ClearingStatus.PENDING_TAKER_DEPOSIT_APPROVAL
+
+            # g, p: the permit form knows the pool address and the amount the venue asked for.
+            await pilot.press("g", "p")
+            await pilot.pause()
+            form = app.screen
+            assert isinstance(form, PermitScreen)
+            hint = app.book.deposit_hint(trade)
+            assert hint.amount is not None and hint.amount > 0
+            assert form.form.pool_address == hint.pool_address
+            assert Decimal(form.query_one("#amount", Input).value) == hint.amount
+            await pilot.press("ctrl+s")
+            await settle(app, pilot)
+            sandbox.advance(2)
+            await refresh(app, pilot, Topic.QUOTES_RECEIVED)
+            (trade,) = app.book.tracked_trades()
+            assert trade.status == ClearingStatus.PENDING_MAKER_LAST_LOOK
+
+            await alpha.quotes_maker_last_look(
+                MakerLastLookRequest(
+                    parent_quote_id=quote.parent_quote_id,
+                    rfq_id=quote.target_rfq_id,
+                    action=RequestAction.ACCEPT,
+                )
+            )
+        sandbox.advance(3)
+        await refresh(app, pilot, Topic.QUOTES_RECEIVED)
+        (trade,) = app.book.tracked_trades()
+        assert trade.status == ClearingStatus.SUCCESS_TRADES_BOOKED_INTO_POOL
+        assert [s.name for s in trade.steps][:2] == ["taker deposit", "last look"]
