@@ -163,3 +163,42 @@ async def test_the_ticket_follows_the_cursor_and_keeps_it_when_rfqs_arrive(
             assert inbox.table.row_keys[0] == f"received:{third.rfq_id}"
             assert inbox.selected == ("received", first.rfq_id)
             assert ticket.rfq is not None and ticket.rfq.rfq_id == first.rfq_id
+
+
+async def test_replace_pull_and_venue_errors_next_to_the_field(
+    sandbox: Any, desk: DeskFactory
+) -> None:
+    app = desk()
+    async with app.run_test(size=SIZE) as pilot:
+        await refresh(app, pilot, Topic.COMPANIES, Topic.STATS)
+        async with sandbox.client("EMBR") as embr:
+            rfq = await _rfq_from_embr(sandbox, embr)
+        first = await _quote_from_ticket(app, pilot, rfq)
+        ticket = app.query_one(QuoteTicket)
+
+        # Replace with a tighter bid: a new quote id, the old one gone.
+        bid = ticket.query_one("#bid-0", Input)
+        bid.value = str(Decimal(bid.value) + 10)
+        bid.focus()
+        await pilot.press("ctrl+r")
+        await settle(app, pilot)
+        await refresh(app, pilot, Topic.QUOTES_SENT, Topic.RFQS_RECEIVED)
+        live = app.book.live_quote_on(rfq.rfq_id, sandbox.clock.now())
+        assert live is not None and live.parent_quote_id != first
+        assert live.per_leg_quotes[0].bid == Decimal(bid.value)
+
+        # The venue refuses a quote that outlives its RFQ: the message sits under "expiry".
+        expiry = ticket.query_one("#expiry", Input)
+        expiry.value = "3000"
+        expiry.focus()
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        error = ticket.query_one("#err-expiry")
+        assert error.display and str(error.render())
+
+        # Pull: no live quote left.
+        expiry.value = "30"
+        await pilot.press("ctrl+w")
+        await settle(app, pilot)
+        await refresh(app, pilot, Topic.QUOTES_SENT)
+        assert app.book.live_quote_on(rfq.rfq_id, sandbox.clock.now()) is None

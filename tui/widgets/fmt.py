@@ -43,6 +43,18 @@ def price(value: Decimal | None) -> str:
     return money(value, places)
 
 
+def places_of(*values: Decimal | None, low: int = 2, high: int = 8) -> int:
+    """Decimal places enough for every value (so a row's prices line up), within bounds."""
+    found = low
+    for value in values:
+        if value is None:
+            continue
+        exponent = value.normalize().as_tuple().exponent
+        if isinstance(exponent, int):
+            found = max(found, -exponent)
+    return min(found, high)
+
+
 def qty(value: Decimal | None) -> str:
     """A quantity without trailing zeros: ``1.5``, ``1,000``."""
     if value is None:

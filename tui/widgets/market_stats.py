@@ -103,13 +103,13 @@ class MarketStatsPane(Vertical):
             rows.append((listing.ticker, self._cells(listing, now)))
         self.query_one(KeyedTable).merge(rows, prune=True)
 
-    def _two_way(self, quote: BidAsk | None) -> Text:
+    def _two_way(self, quote: BidAsk | None, places: int) -> Text:
         if quote is None:
             return Text(fmt.DASH, justify="right", end="")
         text = Text(justify="right", end="")
-        text.append(fmt.price(quote.bid), style=tone(self.app, "bid"))
+        text.append(fmt.money(quote.bid, places), style=tone(self.app, "bid"))
         text.append("\n")
-        text.append(fmt.price(quote.ask), style=tone(self.app, "ask"))
+        text.append(fmt.money(quote.ask, places), style=tone(self.app, "ask"))
         return text
 
     def _age_cell(self, updated: datetime | None, now: datetime) -> Text:
@@ -121,11 +121,16 @@ class MarketStatsPane(Vertical):
 
     def _cells(self, listing: Listing, now: datetime) -> tuple[Text | str, ...]:
         oi = listing.open_interest
+        sizes = (listing.quotes.size_1k, listing.quotes.size_100k, listing.quotes.size_1m)
+        # One precision per listing, so its mark and every bid and ask line up by the point.
+        places = fmt.places_of(
+            listing.mark_price, *(p for q in sizes if q is not None for p in (q.bid, q.ask))
+        )
         funding_style = tone(self.app, "bid" if listing.funding_rate >= 0 else "ask")
         volume = Text(compact(listing.volume_24h), justify="right", end="")
         return (
             SortText(listing.ticker, sort_key=listing.ticker),
-            Text(fmt.price(listing.mark_price), justify="right", end=""),
+            Text(fmt.money(listing.mark_price, places), justify="right", end=""),
             volume,
             Text(
                 f"L {compact(oi.long_open_interest)}\nS {compact(oi.short_open_interest)}",
@@ -135,9 +140,9 @@ class MarketStatsPane(Vertical):
             Text(fmt.percent(listing.funding_rate), style=funding_style, justify="right", end=""),
             Text(fmt.duration_s(listing.funding_interval_s), justify="right", end=""),
             Text(f"{fmt.qty(listing.base_spread_bps)}bp", justify="right", end=""),
-            self._two_way(listing.quotes.size_1k),
-            self._two_way(listing.quotes.size_100k),
-            self._two_way(listing.quotes.size_1m),
+            self._two_way(listing.quotes.size_1k, places),
+            self._two_way(listing.quotes.size_100k, places),
+            self._two_way(listing.quotes.size_1m, places),
             self._age_cell(listing.quotes.updated_at, now),
         )
 
