@@ -8,7 +8,15 @@ from decimal import Decimal
 import pytest
 from exchange_kit import Kit, expect_error, margin_params
 
-from tui.api.models import ErrorCode, NewSettlementPoolRequest, NewTransferRequest, TransferType
+from tui.api.models import (
+    BaseAllowance,
+    ErrorCode,
+    NewSettlementPoolRequest,
+    NewTransferRequest,
+    PermitTemplateRequest,
+    SubmitPermitRequest,
+    TransferType,
+)
 
 D = Decimal
 UNKNOWN_ID = "00000000-0000-4000-8000-000000000000"
@@ -150,9 +158,16 @@ def test_transfers_are_the_callers_own(kit):
 def test_oversized_transfer_and_unlimited_permit(kit):
     pool = kit.pool("DESK", kit.seed_pool_id())
     with expect_error(ErrorCode.OUT_OF_RANGE, "qty: at most 1000000000000"):
-        _transfer(kit, "DESK", pool.pool_id, "1e30")
+        _transfer(kit, "DESK", pool.pool_id, "1e15")
     # The customary "unlimited" approval (2**256 - 1 base units) is taken and capped.
-    kit.permit("DESK", pool.data.address, D(2**256 - 1) / D(10**6))
+    template = kit.ex.transfers_permit_template(
+        kit["DESK"],
+        PermitTemplateRequest(
+            pool_address=pool.data.address, allowance=BaseAllowance(value=2**256 - 1)
+        ),
+    )
+    signature = kit.sign(template, kit.creds["DESK"]["wallet_private_key"])
+    kit.ex.transfers_permit(kit["DESK"], SubmitPermitRequest(message=template, signature=signature))
     owner = kit.creds["DESK"]["wallet_address"]
     assert kit.ex.chain.allowance_units(owner, pool.data.address) == 2**63 - 1
     assert _transfer(kit, "DESK", pool.pool_id, "10").status == "pending"

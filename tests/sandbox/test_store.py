@@ -130,3 +130,60 @@ def test_data_survives_close_and_reopen(tmp_path):
     again = Store(tmp_path / "r.db")
     assert again.data("companies", "id = ?", ("c1",)) == {"id": "c1"}
     again.close()
+
+
+def test_a_failing_nested_transaction_undoes_only_its_own_writes(store):
+    with store.transaction():
+        store.meta_set("outer", "1")
+        with pytest.raises(ValueError), store.transaction():
+            store.meta_set("inner", "1")
+            raise ValueError("a refused request inside a bigger unit of work")
+        with store.transaction():
+            store.meta_set("second", "1")
+    assert store.meta_get("outer") == "1"
+    assert store.meta_get("inner") is None
+    assert store.meta_get("second") == "1"
+
+
+def test_database_files_are_private_and_a_new_data_dir_is_0700(tmp_path):
+    data = tmp_path / "fresh" / "data"
+    s = Store(data / "s.db")
+    with s.transaction():
+        s.meta_set("secret", "x")
+    assert data.stat().st_mode & 0o777 == 0o700
+    for suffix in ("", "-wal", "-shm"):
+        path = data / f"s.db{suffix}"
+        assert path.exists()
+        assert path.stat().st_mode & 0o777 == 0o600, suffix
+    s.close()
+
+
+def test_an_existing_world_readable_database_is_tightened_on_open(tmp_path):
+    path = tmp_path / "old.db"
+    Store(path).close()
+    path.chmod(0o644)
+    wal = tmp_path / "old.db-wal"
+    wal.write_bytes(b"")
+    wal.chmod(0o644)
+    s = Store(path)
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert wal.stat().st_mode & 0o777 == 0o600
+    s.close()
+
+
+def test_a_version_1_file_migrates_to_the_cost_basis_column(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "v1.db"
+    conn = sqlite3.connect(path)
+    from tui.sandbox.store import _SCHEMA_V1
+
+    conn.executescript(_SCHEMA_V1)
+    conn.execute("INSERT INTO meta (key, value) VALUES ('schema_version', '1')")
+    conn.commit()
+    conn.close()
+    s = Store(path)
+    assert s.schema_version == SCHEMA_VERSION
+    columns = {row[1] for row in s.all("PRAGMA table_info(positions)")}
+    assert "cost" in columns
+    s.close()

@@ -349,6 +349,18 @@ class Exchange:
         self.clearing.expire_rfq(rfq, at_ms)
 
     @contextmanager
+    def request_transaction(self) -> Iterator[None]:
+        """One transaction around a whole request: the engine call and the rendering of its
+        answer (the HTTP layer's unit of work for writes).
+
+        Runs what is due first, in its own commit. The engine's own write transactions nest
+        inside as savepoints; the caller decides whether everything commits.
+        """
+        self.tick()
+        with self._lock, self.store.transaction():
+            yield
+
+    @contextmanager
     def _write(self) -> Iterator[int]:
         """One write transaction at the current time (after running what is due)."""
         self.tick()
@@ -559,7 +571,7 @@ class Exchange:
         """A maker's quote on an RFQ it was asked for."""
         with self._write() as now:
             quote = self._new_quote(caller, body, now)
-        return self.views.quote(quote, caller.company_id)
+            return self.views.quote(quote, caller.company_id)
 
     def _new_quote(
         self, caller: Caller, body: NewQuoteRequest, now: int, field_prefix: str = ""
@@ -753,7 +765,7 @@ class Exchange:
             save_quote(self.store, quote)
             parent["replaced_by"] = quote["parent_quote_id"]
             save_quote(self.store, parent)
-        return self.views.quote(quote, caller.company_id)
+            return self.views.quote(quote, caller.company_id)
 
     def quotes_accept(self, caller: Caller, body: AcceptQuoteRequest) -> QuoteAcceptResponse:
         """The taker takes a quote's ask (``buy``) or bid (``sell``): a trade starts clearing.
@@ -933,8 +945,8 @@ class Exchange:
         """A taker asks the targeted companies for quotes on a structure."""
         with self._write() as now:
             rfq = self._new_rfq(caller, body, now)
-        self.portfolio.fresh()
-        return self.views.rfq(rfq, caller.company_id, price=True)
+            self.portfolio.fresh()
+            return self.views.rfq(rfq, caller.company_id, price=True)
 
     def _new_rfq(self, caller: Caller, body: NewRfqRequest, now: int) -> dict[str, Any]:
         me = caller.company_id
@@ -1099,7 +1111,7 @@ class Exchange:
                 "error": None,
             }
             self.clearing.insert_pool(pool, now)
-        return self.views.pool(pool, me)
+            return self.views.pool(pool, me)
 
     # -- transfers ----------------------------------------------------------------------------
 
@@ -1185,7 +1197,7 @@ class Exchange:
                 },
             )
             self.store.add_timer(self.chain.confirm_at(now), "transfer_confirm", transfer_id)
-        return Transfer.model_validate(data)
+            return Transfer.model_validate(data)
 
     def _confirm_transfer(self, transfer_id: str) -> None:
         data = self.store.data("transfers", "id = ?", (transfer_id,))

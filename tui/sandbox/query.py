@@ -230,7 +230,13 @@ def parse_json_object(body: bytes, *, required: bool = True) -> dict[str, Any]:
             f"the body is not valid JSON: nested deeper than {MAX_JSON_DEPTH} levels"
         )
     try:
-        value = json.loads(body, parse_float=Decimal, parse_constant=_reject_constant)
+        text = body.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ServiceError.bad_request(
+            f"the body is not valid JSON: byte {exc.start} is not UTF-8 text"
+        ) from None
+    try:
+        value = json.loads(text, parse_float=Decimal, parse_constant=_reject_constant)
     except (ValueError, RecursionError) as exc:
         if isinstance(exc, json.JSONDecodeError):
             detail = f": {exc.msg} at position {exc.pos}"
@@ -241,7 +247,45 @@ def parse_json_object(body: bytes, *, required: bool = True) -> dict[str, Any]:
         raise ServiceError.bad_request(f"the body is not valid JSON{detail}") from None
     if not isinstance(value, dict):
         raise ServiceError.bad_request("the body must be a JSON object")
+    bad = _invalid_text_path(value, "")
+    if bad is not None:
+        raise ServiceError.bad_request(
+            f"{bad or 'body'}: contains an invalid unicode character (a lone surrogate escape "
+            "such as \\ud800); send valid UTF-8 text"
+        )
     return value
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _has_lone_surrogate(text: str) -> bool:
+    # json.loads joins a valid escaped pair into one character, so what is left in the
+    # surrogate range is a lone half: text that can never be encoded again.
+    return _LONE_SURROGATE.search(text) is not None
+
+
+def _invalid_text_path(value: Any, path: str) -> str | None:
+    """The path of the first key or string holding a lone surrogate, or None when all is well.
+
+    Stored, such text would make every later answer that shows it impossible to encode.
+    """
+    if isinstance(value, str):
+        return path if _has_lone_surrogate(value) else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            child = f"{path}.{key}" if path else str(key)
+            if _has_lone_surrogate(key):
+                return path or "body"
+            found = _invalid_text_path(item, child)
+            if found is not None:
+                return found
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found = _invalid_text_path(item, f"{path}.{index}" if path else str(index))
+            if found is not None:
+                return found
+    return None
 
 
 # Pydantic error types that mean "not the right shape" (400/1000); every other type means

@@ -3,9 +3,12 @@
 `SandboxApp` turns each request into an engine call: route by the endpoint catalogue, read the
 body (capped), authenticate the signature against the sandbox clock, refuse reader keys on
 writes, charge the company's request tokens, parse the query or body, call the `Exchange` method
-of the endpoint's name, and wrap the result in the contract's envelope. Every response, refusals
-included, carries ``X-Request-Received-Ms``. The engine is synchronous SQLite and runs on the
-event-loop thread on purpose: requests are served one at a time, so the engine needs no locks.
+of the endpoint's name, and wrap the result in the contract's envelope. Every response carries
+``X-Request-Received-Ms``; every refusal, 500s included, the error envelope. A write is
+answered from inside its transaction: the answer is rendered and encoded before the commit, so
+a write whose answer fails to render is rolled back and reported as 500 (nothing happened).
+The engine is synchronous SQLite and runs on the event-loop thread on purpose: requests are
+served one at a time, so the engine needs no locks.
 
 `SandboxServer` runs the app under uvicorn on a socket bound up front (so port 0 works and the
 real port is known before the first request), plus the background task that ticks the engine
@@ -226,43 +229,40 @@ class SandboxApp:
     async def _http(self, scope: ASGIScope, receive: ASGIReceive, send: ASGISend) -> None:
         received_ms = self.clock.now_ms()
         try:
-            reply = await self._serve(scope, receive, received_ms)
+            try:
+                body = await self._serve(scope, receive, received_ms)
+            except ServiceError as exc:
+                body = _encoded(_service_error_reply(exc))
         except _ClientGone:
             return
-        except ServiceError as exc:
-            reply = _error_reply(exc.code, exc.message, status=exc.http_status)
-            reply.headers.update(exc.headers)
         except Exception:
             # The traceback goes to the server log only; never the body, never the headers.
             log.exception("unexpected error serving %s %s", scope.get("method"), scope.get("path"))
-            reply = _error_reply(ErrorCode.INTERNAL, "internal server error")
-        await self._send(send, reply, received_ms)
+            body = _internal_error()
+        await self._send(send, body, received_ms)
 
-    async def _send(self, send: ASGISend, reply: _Reply, received_ms: int) -> None:
-        data = json.dumps(reply.payload, separators=(",", ":"), ensure_ascii=False).encode()
+    async def _send(self, send: ASGISend, body: _Encoded, received_ms: int) -> None:
         headers = [
             (b"content-type", b"application/json"),
-            (b"content-length", str(len(data)).encode()),
+            (b"content-length", str(len(body.data)).encode()),
             (RECEIVED_HEADER.lower().encode(), str(received_ms).encode()),
         ]
-        headers += [
-            (k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in reply.headers.items()
-        ]
-        await send({"type": "http.response.start", "status": reply.status, "headers": headers})
-        await send({"type": "http.response.body", "body": data})
+        headers += body.headers
+        await send({"type": "http.response.start", "status": body.status, "headers": headers})
+        await send({"type": "http.response.body", "body": body.data})
 
-    async def _serve(self, scope: ASGIScope, receive: ASGIReceive, received_ms: int) -> _Reply:
+    async def _serve(self, scope: ASGIScope, receive: ASGIReceive, received_ms: int) -> _Encoded:
         path: str = scope["path"]
         method: str = scope["method"].upper()
         if path == STATS_PATH:
-            return self._stats(scope, method, received_ms)
+            return _encoded(self._stats(scope, method, received_ms))
         if path.startswith("/admin/"):
-            return await self._admin_request(scope, receive, method, path)
+            return _encoded(await self._admin_request(scope, receive, method, path))
         endpoint = endpoint_for(method, path)
         if endpoint is None:
             allowed = sorted({e.method.value for e in ENDPOINTS if e.path == path})
             if allowed:
-                return self._method_not_allowed(method, path, allowed)
+                return _encoded(self._method_not_allowed(method, path, allowed))
             raise ServiceError.not_found(f"endpoint {path[:100]}")
         headers = _headers(scope)
         body = await self._read_body(receive, headers)
@@ -277,7 +277,20 @@ class SandboxApp:
                 )
             self.budget.charge(caller.company_id, endpoint.cost, received_ms)
         query_string: bytes = scope.get("query_string", b"")
-        return _Reply(200, call_endpoint(self.exchange, endpoint, caller, query_string, body))
+        if not endpoint.writes:
+            return _encoded(
+                _Reply(200, call_endpoint(self.exchange, endpoint, caller, query_string, body))
+            )
+        # A write and its answer are one unit: the answer is rendered and encoded before the
+        # transaction commits, so an answer that cannot be rendered rolls the write back (a
+        # 500 then means "nothing happened"). A refusal keeps what the engine chose to keep
+        # (a rejected accept records its status) and undoes the rest of its own work.
+        with self.exchange.request_transaction():
+            try:
+                payload = call_endpoint(self.exchange, endpoint, caller, query_string, body)
+            except ServiceError as exc:
+                return _encoded(_service_error_reply(exc))
+            return _encoded(_Reply(200, payload))
 
     def _caller(
         self,
@@ -384,6 +397,54 @@ class SandboxApp:
         now_ms = self.clock.advance(float(amount))
         self.advance_world()
         return _Reply(200, {"result": {"server_timestamp_ms": now_ms}})
+
+
+@dataclass(frozen=True, slots=True)
+class _Encoded:
+    """A reply ready for the wire: status, JSON bytes and extra headers."""
+
+    status: int
+    data: bytes
+    headers: list[tuple[bytes, bytes]]
+
+
+_INTERNAL_BODY = json.dumps(
+    {"error": {"code": int(ErrorCode.INTERNAL), "message": "internal server error"}},
+    separators=(",", ":"),
+).encode()
+
+
+def _internal_error() -> _Encoded:
+    """The 500/9000 envelope (fixed bytes: it cannot fail to encode)."""
+    return _Encoded(ErrorCode.INTERNAL.http_status, _INTERNAL_BODY, [])
+
+
+def _service_error_reply(exc: ServiceError) -> _Reply:
+    reply = _error_reply(exc.code, exc.message, status=exc.http_status)
+    reply.headers.update(exc.headers)
+    return reply
+
+
+def _json_bytes(payload: Any) -> bytes:
+    """The payload as compact UTF-8 JSON.
+
+    Text that cannot be UTF-8 encoded (a lone surrogate stored before requests were checked
+    for it) falls back to ASCII with ``\\u`` escapes, which is still valid JSON: one bad record
+    must not make every answer that shows it fail for good.
+    """
+    try:
+        return json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(payload, separators=(",", ":")).encode("ascii")
+
+
+def _encoded(reply: _Reply) -> _Encoded:
+    """Encode a reply; raises when the payload cannot be serialised (the caller turns it 500)."""
+    headers = [
+        (name.lower().encode("latin-1"), value.encode("latin-1"))
+        for name, value in reply.headers.items()
+    ]
+    return _Encoded(reply.status, _json_bytes(reply.payload), headers)
 
 
 class _TooLargeError(ServiceError):

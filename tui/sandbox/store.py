@@ -12,13 +12,20 @@ filters and paging need (owner company, pool, id, creation order ``seq``), so a 
 (balances, positions, wallets) lives in plain TEXT decimal columns, never REAL.
 
 Every write of the exchange runs inside `Store.transaction`: one ``BEGIN IMMEDIATE`` ...
-``COMMIT``, rolled back whole when anything raises.
+``COMMIT``, rolled back whole when anything raises. A transaction opened inside another one is
+a savepoint of it: when it raises, only its own writes are undone and the outer one goes on (so
+a refused request inside a bigger unit of work, such as the seeded history or the HTTP layer's
+transaction around a write and its answer, leaves nothing behind).
+
+The file holds API secrets and wallet keys: the database and its ``-wal``/``-shm`` companions
+are created readable by their owner only (0600), and a missing data directory is made 0700.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 import threading
 import uuid
@@ -29,7 +36,7 @@ from typing import Any
 
 __all__ = ["SCHEMA_VERSION", "Store", "deterministic_uuid"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """Bumped whenever the schema changes; `Store` migrates older files forward on open."""
 
 _SCHEMA_V1 = """
@@ -155,10 +162,33 @@ CREATE TABLE IF NOT EXISTS timers (
 CREATE INDEX IF NOT EXISTS timers_due ON timers (due_ms, id);
 """
 
-_MIGRATIONS: dict[int, str] = {1: _SCHEMA_V1}
+_SCHEMA_V2 = """
+ALTER TABLE positions ADD COLUMN cost TEXT;
+CREATE INDEX IF NOT EXISTS quotes_status ON quotes (status);
+"""
+"""Version 2: the exact cost basis of a position (``sum of signed qty x price`` of what is
+open; NULL on rows written before it, read as ``avg_entry_price x qty``), and an index on the
+quote state (the clearing engine looks up the accepted quotes often)."""
+
+_MIGRATIONS: dict[int, str] = {1: _SCHEMA_V1, 2: _SCHEMA_V2}
 """Schema steps by the version they lead to; each runs once, in order, in one transaction."""
 
 _TABLES_WITH_DATA = frozenset({"companies", "pools", "rfqs", "quotes", "trades", "transfers"})
+_PRIVATE_FILE = 0o600
+_PRIVATE_DIR = 0o700
+_COMPANIONS = ("-wal", "-shm", "-journal")
+
+
+def _private_file(path: Path) -> None:
+    """Make sure ``path`` exists and only its owner may read or write it.
+
+    A new file is created with mode 0600 from the first byte (``os.open`` with the mode, so
+    there is no moment it is world-readable); an existing one of ours is tightened to 0600.
+    """
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, _PRIVATE_FILE))
+    status = path.stat()
+    if status.st_mode & 0o777 != _PRIVATE_FILE and status.st_uid == os.getuid():
+        os.chmod(path, _PRIVATE_FILE)
 
 
 def deterministic_uuid(seed: int | str, counter: int, namespace: str = "id") -> str:
@@ -189,6 +219,8 @@ class Store:
         self.path = Path(path)
         self._lock = threading.RLock()
         self._depth = 0
+        self._savepoints = 0
+        self._protect_files()
         self._conn = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
         self._conn.row_factory = sqlite3.Row
         self._conn.execute("PRAGMA journal_mode=WAL")
@@ -198,6 +230,20 @@ class Store:
         self._migrate()
 
     # -- lifecycle ------------------------------------------------------------------------
+
+    def _protect_files(self) -> None:
+        """Owner-only modes for the data directory (when made here), the file and companions.
+
+        SQLite creates ``-wal`` and ``-shm`` with the mode of the database file, so a 0600
+        database keeps its companions 0600 too; companions left by an older run are tightened.
+        """
+        if not self.path.parent.exists():
+            self.path.parent.mkdir(parents=True, mode=_PRIVATE_DIR)
+        _private_file(self.path)
+        for suffix in _COMPANIONS:
+            companion = self.path.with_name(self.path.name + suffix)
+            if companion.exists():
+                _private_file(companion)
 
     def _migrate(self) -> None:
         with self.transaction():
@@ -233,12 +279,17 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        """One write transaction; nested use joins the outer one. Any exception rolls back."""
+        """One write transaction; any exception rolls it back.
+
+        Nested use opens a savepoint of the outer transaction: an exception undoes the nested
+        part only (and goes on up); the outer transaction decides whether it all commits.
+        """
         with self._lock:
             if self._depth:
                 self._depth += 1
                 try:
-                    yield
+                    with self.savepoint():
+                        yield
                 finally:
                     self._depth -= 1
                 return
@@ -259,14 +310,18 @@ class Store:
         with self._lock:
             if not self._depth:
                 raise RuntimeError("savepoint outside a transaction")
-            self._conn.execute("SAVEPOINT sp")
+            self._savepoints += 1
+            name = f"sp{self._savepoints}"
+            self._conn.execute(f"SAVEPOINT {name}")
             try:
                 yield
             except BaseException:
-                self._conn.execute("ROLLBACK TO sp")
-                self._conn.execute("RELEASE sp")
+                self._conn.execute(f"ROLLBACK TO {name}")
+                self._conn.execute(f"RELEASE {name}")
                 raise
-            self._conn.execute("RELEASE sp")
+            finally:
+                self._savepoints -= 1
+            self._conn.execute(f"RELEASE {name}")
 
     @property
     def in_transaction(self) -> bool:
