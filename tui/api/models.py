@@ -1,28 +1,61 @@
 """Pydantic models for every record, request body and enum of the trading and statistics API.
 
 Records (what the server sends) are *tolerant readers*: unknown fields are kept in
-``model_extra`` and unknown enum values are kept as raw strings, so a newer venue never crashes
-the desk. Requests (what the client sends, and what the sandbox validates) are strict: they check
-every bound the interface states and name the offending field in the error.
+``model_extra``, unknown enum values are kept as raw strings, no bound is checked (a count of
+legs, a fraction above 1, a crossed leg quote, a long ticker are shown, not refused), and a
+union member of a known kind that cannot be read parses as `UnknownVariant`. A newer or odd
+venue never fails a whole page.
+
+Requests (what the client sends, and what the sandbox validates) are strict: they check every
+bound the interface states, name the offending field in the error, and drop unknown keys at
+every level, so nothing the caller invented is ever stored.
+
+The two sides are separate classes. Where a request carries a record's shape, a strict class
+mirrors the lenient one and subclasses it: `StructureInput`/`LegInput`, the
+``*InstrumentInput`` variants, `LegQuoteInput`, `SimpleAssetInput`/`PortfolioAssetInput`, the
+``*MarginSettingsInput`` and ``*MarginParamsInput`` classes (`RequestMarginParams`). Subclassing
+keeps ``isinstance(leg, Leg)`` true for both and narrows the types (a request leg's ``side`` is
+a `TradeSide`, a record leg's may be any string). The request models also accept instances of
+the lenient record classes (code that builds a `Structure` or `SimpleMarginParams` keeps
+working) and check their data strictly. Parts that exist only in requests (`UseExistingPool`,
+`CreateNewPool`, `DecimalAllowance`, `BaseAllowance`) are `RequestPart` classes outright.
+Separate classes were chosen over one class with context-dependent validators because pydantic
+does not revalidate an already built instance, so a context switch could not re-check a record
+instance passed into a request, and because the types then say which side may hold what.
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from decimal import Decimal
 from enum import IntEnum, StrEnum
 from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, TypeVar
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Discriminator,
     Field,
     Tag,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    WrapValidator,
     field_validator,
     model_validator,
 )
 
-from tui.api.types import H160, DecimalStr, PositiveDecimalStr, Timestamp, UuidStr, tolerant
+from tui.api.types import (
+    H160,
+    DecimalStr,
+    RequestDecimalStr,
+    RequestPositiveDecimalStr,
+    Timestamp,
+    UuidStr,
+    decimal_to_wire,
+    tolerant,
+)
 
 # ---------------------------------------------------------------------------------------------
 # Enums
@@ -207,6 +240,8 @@ if TYPE_CHECKING:
     TransferStatusValue = TransferStatus | str
     RFQStatusValue = RFQStatus | str
     ApiRoleValue = ApiRole | str
+    PayoffValue = PayoffType | str
+    ExerciseValue = ExerciseType | str
 else:
     SideValue = tolerant(TradeSide)
     ClearingStatusValue = tolerant(ClearingStatus)
@@ -218,6 +253,8 @@ else:
     TransferStatusValue = tolerant(TransferStatus)
     RFQStatusValue = tolerant(RFQStatus)
     ApiRoleValue = tolerant(ApiRole)
+    PayoffValue = tolerant(PayoffType)
+    ExerciseValue = tolerant(ExerciseType)
 
 
 class ErrorCode(IntEnum):
@@ -276,6 +313,26 @@ class Request(BaseModel):
         return self.model_dump(mode="json", exclude_none=True)
 
 
+class RequestPart(BaseModel):
+    """Base of the nested parts of a request body: every bound checked, unknown keys dropped.
+
+    A part that mirrors a record (`LegInput` mirrors `Leg`) subclasses the record, so
+    ``isinstance(leg, Leg)`` holds for both, and names ``RequestPart`` *last* among its bases so
+    that this configuration (``extra="ignore"``) wins over the record's ``extra="allow"``.
+    A part also takes an instance of the lenient record class it mirrors (a `Leg` built by
+    code written against the records): that instance's data is validated again, strictly.
+    """
+
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_record(cls, data: Any) -> Any:
+        if isinstance(data, BaseModel) and not isinstance(data, cls):
+            return data.model_dump()
+        return data
+
+
 class UnknownVariant(Record):
     """A union member the client does not know yet (new instrument, margin mode, strategy).
 
@@ -292,18 +349,46 @@ def _tag_or_unknown(field: str, known: set[str]) -> Any:
     return Discriminator(pick)
 
 
+def _unknown_when_unreadable(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    """A record union member of a known kind whose shape this client cannot read (a field
+    missing or of a new type) is kept as an `UnknownVariant` rather than failing its page."""
+    try:
+        return handler(value)
+    except ValidationError:
+        if isinstance(value, dict):
+            return UnknownVariant.model_validate(value)
+        raise
+
+
+_RECORD_UNION = WrapValidator(_unknown_when_unreadable)
+
+
+def _no_control_characters(value: str) -> str:
+    for char in value:
+        if unicodedata.category(char) in ("Cc", "Cs"):
+            raise ValueError("must not contain control characters or unpaired surrogates")
+    return value
+
+
+NameStr = Annotated[str, Field(min_length=1, max_length=50), AfterValidator(_no_control_characters)]
+"""A name chosen by the caller (pool name, client quote id): 1 to 50 printable characters."""
+
+
 # ---------------------------------------------------------------------------------------------
 # Instruments, structures, legs
 # ---------------------------------------------------------------------------------------------
 
-UnderlyingStr = Annotated[str, Field(min_length=1, max_length=20)]
+UnderlyingStr = Annotated[
+    str, Field(min_length=1, max_length=20, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+]
+"""An asset ticker in a request: 1 to 20 ASCII letters, digits, ``.``, ``_`` or ``-``."""
 
 
 class SpotInstrument(Record):
     """Spot exchange of the underlying against USDC."""
 
     instrument_type: Literal[InstrumentType.SPOT] = InstrumentType.SPOT
-    underlying: UnderlyingStr
+    underlying: str
     settlement_asset: str = USDC
 
 
@@ -311,7 +396,7 @@ class DatedFutureInstrument(Record):
     """A future that settles at ``expiry``."""
 
     instrument_type: Literal[InstrumentType.DATED_FUTURE] = InstrumentType.DATED_FUTURE
-    underlying: UnderlyingStr
+    underlying: str
     settlement_asset: str = USDC
     expiry: Timestamp
 
@@ -320,21 +405,21 @@ class PerpetualFutureInstrument(Record):
     """A perpetual future paying funding every ``funding_interval_s`` seconds."""
 
     instrument_type: Literal[InstrumentType.PERPETUAL_FUTURE] = InstrumentType.PERPETUAL_FUTURE
-    underlying: UnderlyingStr
+    underlying: str
     settlement_asset: str = USDC
-    funding_interval_s: int = Field(default=3600, gt=0)
+    funding_interval_s: int = 3600
 
 
 class VanillaOptionInstrument(Record):
     """A call or put struck at ``strike`` expiring at ``expiry``."""
 
     instrument_type: Literal[InstrumentType.VANILLA_OPTION] = InstrumentType.VANILLA_OPTION
-    underlying: UnderlyingStr
+    underlying: str
     settlement_asset: str = USDC
     expiry: Timestamp
-    strike: PositiveDecimalStr
-    payoff: PayoffType
-    exercise: ExerciseType = ExerciseType.EUROPEAN
+    strike: DecimalStr
+    payoff: PayoffValue
+    exercise: ExerciseValue = ExerciseType.EUROPEAN
 
 
 KnownInstrument = (
@@ -347,8 +432,50 @@ Instrument = Annotated[
     | Annotated[VanillaOptionInstrument, Tag(InstrumentType.VANILLA_OPTION.value)]
     | Annotated[UnknownVariant, Tag("unknown")],
     _tag_or_unknown("instrument_type", {t.value for t in InstrumentType}),
+    _RECORD_UNION,
 ]
-"""Any instrument, by ``instrument_type``; an unknown type parses as `UnknownVariant`."""
+"""Any instrument, by ``instrument_type``; an unknown type (or a known type this client cannot
+read) parses as `UnknownVariant`."""
+
+
+class SpotInstrumentInput(SpotInstrument, RequestPart):
+    """A spot instrument in a request."""
+
+    underlying: UnderlyingStr
+
+
+class DatedFutureInstrumentInput(DatedFutureInstrument, RequestPart):
+    """A dated future in a request."""
+
+    underlying: UnderlyingStr
+
+
+class PerpetualFutureInstrumentInput(PerpetualFutureInstrument, RequestPart):
+    """A perpetual future in a request: the funding interval is a positive number of seconds."""
+
+    underlying: UnderlyingStr
+    funding_interval_s: int = Field(default=3600, gt=0, le=10**9)
+
+
+class VanillaOptionInstrumentInput(VanillaOptionInstrument, RequestPart):
+    """A vanilla option in a request: a positive strike and a documented payoff and exercise."""
+
+    underlying: UnderlyingStr
+    strike: RequestPositiveDecimalStr
+    payoff: PayoffType
+    exercise: ExerciseType = ExerciseType.EUROPEAN
+
+
+InstrumentInput = Annotated[
+    Annotated[SpotInstrumentInput, Tag(InstrumentType.SPOT.value)]
+    | Annotated[DatedFutureInstrumentInput, Tag(InstrumentType.DATED_FUTURE.value)]
+    | Annotated[PerpetualFutureInstrumentInput, Tag(InstrumentType.PERPETUAL_FUTURE.value)]
+    | Annotated[VanillaOptionInstrumentInput, Tag(InstrumentType.VANILLA_OPTION.value)]
+    | Annotated[UnknownVariant, Tag("unknown")],
+    _tag_or_unknown("instrument_type", {t.value for t in InstrumentType}),
+]
+"""An instrument in a request: the known kinds checked strictly. An unknown kind still parses
+(as `UnknownVariant`) so that the venue can refuse it by name: it is never traded or stored."""
 
 
 def instrument_label(instrument: Any) -> str:
@@ -366,25 +493,45 @@ def instrument_label(instrument: Any) -> str:
     if isinstance(instrument, DatedFutureInstrument):
         return f"{underlying}-{instrument.expiry:%d%b%y}".upper()
     if isinstance(instrument, VanillaOptionInstrument):
-        strike = instrument.strike.normalize()
-        strike_text = format(strike, "f")
-        payoff = instrument.payoff.value[0]
+        strike_text = decimal_to_wire(instrument.strike)
+        if "." in strike_text:
+            strike_text = strike_text.rstrip("0").rstrip(".")
+        payoff = str(instrument.payoff)[:1] or "?"
         return f"{underlying}-{instrument.expiry:%d%b%y}-{strike_text}-{payoff}".upper()
     return f"{underlying} {kind or 'unknown'}"
+
+
+MAX_LEGS = 10
+"""Most legs a structure in a request may have (and so most leg quotes in a quote)."""
 
 
 class Leg(Record):
     """One leg of a structure: buy or sell ``ratio`` units of the instrument per structure unit."""
 
-    side: TradeSide
-    ratio: int = Field(default=1, ge=1)
+    side: SideValue
+    ratio: int = 1
     instrument: Instrument
 
 
 class Structure(Record):
     """What an RFQ trades: one or more legs."""
 
-    legs: list[Leg] = Field(min_length=1, max_length=10)
+    legs: list[Leg]
+
+
+class LegInput(Leg, RequestPart):
+    """A leg in a request: a known side, a ratio of at least 1, a strictly checked instrument."""
+
+    side: TradeSide
+    ratio: int = Field(default=1, ge=1)
+    instrument: InstrumentInput
+
+
+class StructureInput(Structure, RequestPart):
+    """A structure in a request: 1 to `MAX_LEGS` legs."""
+
+    # A narrower list than the record's (lists are invariant for mypy); parts are never mutated.
+    legs: list[LegInput] = Field(min_length=1, max_length=MAX_LEGS)  # type: ignore[assignment]
 
 
 class RFQLeg(Record):
@@ -398,14 +545,21 @@ class RFQLeg(Record):
 
 
 class LegQuote(Record):
-    """A maker's price for one RFQ leg; at least one of bid and ask, each > 0."""
+    """A maker's price for one RFQ leg, as the server shows it (a bid, an ask, or both)."""
 
     target_rfq_leg_id: str
-    bid: PositiveDecimalStr | None = None
-    ask: PositiveDecimalStr | None = None
+    bid: DecimalStr | None = None
+    ask: DecimalStr | None = None
+
+
+class LegQuoteInput(LegQuote, RequestPart):
+    """A leg quote in a request: at least one of bid and ask, each > 0, bid not above ask."""
+
+    bid: RequestPositiveDecimalStr | None = None
+    ask: RequestPositiveDecimalStr | None = None
 
     @model_validator(mode="after")
-    def _one_side_at_least(self) -> LegQuote:
+    def _one_side_at_least(self) -> LegQuoteInput:
         if self.bid is None and self.ask is None:
             raise ValueError("a leg quote needs a bid, an ask, or both")
         if self.bid is not None and self.ask is not None and self.bid > self.ask:
@@ -430,22 +584,48 @@ class StructurePrice(Record):
 # Margin, pools, allowances
 # ---------------------------------------------------------------------------------------------
 
-UnitDecimal = Annotated[DecimalStr, Field(ge=Decimal(0), le=Decimal(1))]
+UnitDecimal = Annotated[RequestDecimalStr, Field(ge=Decimal(0), le=Decimal(1))]
+"""A fraction in a request, in [0, 1]."""
 
 
 class SimpleAsset(Record):
-    """Simple-margin parameters for one asset: fractions of notional in [0, 1]."""
+    """Simple-margin parameters for one asset: fractions of notional (in [0, 1] on requests)."""
+
+    futures_initial_margin: DecimalStr
+    futures_maintenance_margin: DecimalStr
+    futures_leverage: DecimalStr
+    option_initial_margin: DecimalStr
+    option_initial_margin_min: DecimalStr
+    option_maintenance_margin: DecimalStr
+
+
+class SimpleAssetInput(SimpleAsset, RequestPart):
+    """Simple-margin parameters in a request: fractions in [0, 1], leverage > 0."""
 
     futures_initial_margin: UnitDecimal
     futures_maintenance_margin: UnitDecimal
-    futures_leverage: PositiveDecimalStr
+    futures_leverage: RequestPositiveDecimalStr
     option_initial_margin: UnitDecimal
     option_initial_margin_min: UnitDecimal
     option_maintenance_margin: UnitDecimal
 
 
 class PortfolioAsset(Record):
-    """Portfolio-margin scenario parameters for one asset, each in [0, 1]."""
+    """Portfolio-margin scenario parameters for one asset (each in [0, 1] on requests)."""
+
+    vol_range_up: DecimalStr
+    vol_range_down: DecimalStr
+    short_vega_power: DecimalStr
+    long_vega_power: DecimalStr
+    price_range: DecimalStr
+    opt_sum_contingency: DecimalStr
+    opt_contingency: DecimalStr
+    futures_contingency: DecimalStr
+    atm_range: DecimalStr
+
+
+class PortfolioAssetInput(PortfolioAsset, RequestPart):
+    """Portfolio-margin parameters in a request, each in [0, 1]."""
 
     vol_range_up: UnitDecimal
     vol_range_down: UnitDecimal
@@ -463,6 +643,22 @@ class SimpleMarginSettings(Record):
 
     asset_params: dict[str, SimpleAsset] = Field(default_factory=dict)
     default_asset_param: SimpleAsset
+    liquidation_penalty: DecimalStr
+    auto_liquidation: bool = True
+
+
+MAX_ASSET_PARAMS = 100
+"""Most per-asset entries a request's margin parameters may carry."""
+
+
+class SimpleMarginSettingsInput(SimpleMarginSettings, RequestPart):
+    """Simple-margin settings in a request: every asset checked, penalty in [0, 1]."""
+
+    # Narrower than the record's dict (invariant for mypy); parts are never mutated.
+    asset_params: dict[UnderlyingStr, SimpleAssetInput] = Field(  # type: ignore[assignment]
+        default_factory=dict, max_length=MAX_ASSET_PARAMS
+    )
+    default_asset_param: SimpleAssetInput
     liquidation_penalty: UnitDecimal
     auto_liquidation: bool = True
 
@@ -472,8 +668,22 @@ class PortfolioMarginSettings(Record):
 
     asset_params: dict[str, PortfolioAsset] = Field(default_factory=dict)
     default_asset_param: PortfolioAsset
+    decorrelation_risk: DecimalStr
+    initial_margin_factor: DecimalStr
+    liquidation_penalty: DecimalStr
+    auto_liquidation: bool = True
+
+
+class PortfolioMarginSettingsInput(PortfolioMarginSettings, RequestPart):
+    """Portfolio-margin settings in a request: fractions in [0, 1], margin factor above 1."""
+
+    # Narrower than the record's dict (invariant for mypy); parts are never mutated.
+    asset_params: dict[UnderlyingStr, PortfolioAssetInput] = Field(  # type: ignore[assignment]
+        default_factory=dict, max_length=MAX_ASSET_PARAMS
+    )
+    default_asset_param: PortfolioAssetInput
     decorrelation_risk: UnitDecimal
-    initial_margin_factor: Annotated[DecimalStr, Field(gt=Decimal(1))]
+    initial_margin_factor: Annotated[RequestDecimalStr, Field(gt=Decimal(1))]
     liquidation_penalty: UnitDecimal
     auto_liquidation: bool = True
 
@@ -497,13 +707,29 @@ MarginParams = Annotated[
     | Annotated[PortfolioMarginParams, Tag(MarginMode.PORTFOLIO.value)]
     | Annotated[UnknownVariant, Tag("unknown")],
     _tag_or_unknown("margin_mode", {m.value for m in MarginMode}),
+    _RECORD_UNION,
 ]
-"""Margin parameters by ``margin_mode``; an unknown mode parses as `UnknownVariant`."""
+"""Margin parameters by ``margin_mode``; an unknown mode (or a known mode this client cannot
+read) parses as `UnknownVariant`."""
+
+
+class SimpleMarginParamsInput(SimpleMarginParams, RequestPart):
+    """Simple-margin parameters in a request."""
+
+    params: SimpleMarginSettingsInput
+
+
+class PortfolioMarginParamsInput(PortfolioMarginParams, RequestPart):
+    """Portfolio-margin parameters in a request."""
+
+    params: PortfolioMarginSettingsInput
+
 
 RequestMarginParams = Annotated[
-    SimpleMarginParams | PortfolioMarginParams, Field(discriminator="margin_mode")
+    SimpleMarginParamsInput | PortfolioMarginParamsInput, Field(discriminator="margin_mode")
 ]
-"""Margin parameters in a request: only the modes the venue documents."""
+"""Margin parameters in a request: only the modes the venue documents, every bound checked.
+Record instances (`SimpleMarginParams`, `PortfolioMarginParams`) are accepted and re-checked."""
 
 
 class MarginUsage(Record):
@@ -513,18 +739,18 @@ class MarginUsage(Record):
     maintenance_margin: DecimalStr
 
 
-class UseExistingPool(Record):
+class UseExistingPool(RequestPart):
     """Settle a quote in a pool both companies already share."""
 
     strategy: Literal[PoolStrategyType.USE_EXISTING] = PoolStrategyType.USE_EXISTING
     pool_id: UuidStr
 
 
-class CreateNewPool(Record):
+class CreateNewPool(RequestPart):
     """Settle a quote in a new pool created on acceptance, with margin for both sides."""
 
     strategy: Literal[PoolStrategyType.CREATE_NEW] = PoolStrategyType.CREATE_NEW
-    name: str = Field(min_length=1, max_length=50)
+    name: NameStr
     creator_params: RequestMarginParams
     other_params: RequestMarginParams
 
@@ -533,25 +759,44 @@ PoolStrategy = Annotated[UseExistingPool | CreateNewPool, Field(discriminator="s
 """How a quote's trade will settle: an existing pool or a new one."""
 
 
-class DecimalAllowance(Record):
-    """An allowance in USDC as a decimal amount."""
+class DecimalAllowance(RequestPart):
+    """An allowance in USDC as a decimal amount (> 0, below 1e18, at most 18 places)."""
 
     type: Literal[AllowanceType.DECIMAL] = AllowanceType.DECIMAL
-    value: PositiveDecimalStr
+    value: RequestPositiveDecimalStr
 
 
-class BaseAllowance(Record):
-    """An allowance in integer base units (USDC has 6 decimals), as an int or a hex string."""
+MAX_BASE_UNITS = 2**256 - 1
+"""The largest allowance in base units: an ERC-20 allowance is a uint256."""
+
+_HEX_UNITS = re.compile(r"0[xX][0-9a-fA-F]{1,64}|[0-9a-fA-F]{1,64}")
+
+
+class BaseAllowance(RequestPart):
+    """An allowance in integer base units (USDC has 6 decimals), as an int or a hex string.
+
+    A hex string has at most 64 digits (with or without ``0x``); either form must be between 1
+    and ``2**256 - 1``, the range of an on-chain allowance.
+    """
 
     type: Literal[AllowanceType.BASE] = AllowanceType.BASE
     value: int | str
 
-    @field_validator("value")
+    @field_validator("value", mode="before")
     @classmethod
-    def _positive_base_units(cls, value: int | str) -> int | str:
-        units = int(value, 16) if isinstance(value, str) else value
+    def _base_units_in_range(cls, value: Any) -> int | str:
+        if isinstance(value, bool) or not isinstance(value, int | str):
+            raise ValueError("must be an integer or a hex string of base units")
+        if isinstance(value, str):
+            if not _HEX_UNITS.fullmatch(value):
+                raise ValueError("must be a hex string of at most 64 digits (0x optional)")
+            units = int(value, 16)
+        else:
+            units = value
         if units <= 0:
             raise ValueError("must be a positive number of base units")
+        if units > MAX_BASE_UNITS:
+            raise ValueError("must be at most 2**256 - 1 base units")
         return value
 
     @property
@@ -698,7 +943,10 @@ class PortfolioSummary(Record):
 
 
 class Trade(Record):
-    """One leg of a booked trade, as seen by one of its two companies."""
+    """One leg of a booked trade, as seen by one of its two companies.
+
+    ``pool_location`` is ``""`` when the server sends none (null or missing).
+    """
 
     id: str
     source_rfq: str
@@ -711,10 +959,17 @@ class Trade(Record):
     instrument: Instrument
     price: DecimalStr
     qty: DecimalStr
-    pool_location: str
+    pool_location: str = ""
     role: TradeRoleValue
     trade_type: TradeTypeValue = TradeType.TRADE
     status: ClearingStatusValue = ClearingStatus.SUCCESS_TRADES_BOOKED_INTO_POOL
+
+    @field_validator("pool_location", mode="before")
+    @classmethod
+    def _no_pool_yet(cls, value: Any) -> Any:
+        # A trade the server shows before its pool exists carries null: kept as "" so the
+        # field stays a plain string for every reader.
+        return "" if value is None else value
 
 
 class Transfer(Record):
@@ -913,14 +1168,14 @@ class ApiErrorBody(Record):
 # Requests
 # ---------------------------------------------------------------------------------------------
 
-ClientQuoteId = Annotated[str, Field(min_length=1, max_length=50)]
+ClientQuoteId = NameStr
 
 
 class NewRfqRequest(Request):
     """Body of ``POST /v1/rfqs/new``: a taker asks the targeted companies for quotes."""
 
-    structure: Structure
-    qty: PositiveDecimalStr
+    structure: StructureInput
+    qty: RequestPositiveDecimalStr
     expires_at: Timestamp
     target_companies: list[UuidStr] = Field(min_length=1, max_length=100)
 
@@ -930,7 +1185,7 @@ class NewQuoteRequest(Request):
 
     rfq_id: UuidStr
     expires_at: Timestamp
-    leg_quotes: list[LegQuote] = Field(min_length=1)
+    leg_quotes: list[LegQuoteInput] = Field(min_length=1, max_length=MAX_LEGS)
     pool_strategy: PoolStrategy
     client_quote_id: ClientQuoteId | None = None
 
@@ -966,7 +1221,7 @@ class CancelRequest(Request):
 class NewSettlementPoolRequest(Request):
     """Body of ``POST /v1/settlement_pools/new``: a pool with one counterparty."""
 
-    pool_name: str = Field(min_length=1, max_length=50)
+    pool_name: NameStr
     company_other: UuidStr
     creator_params: RequestMarginParams
     other_params: RequestMarginParams
@@ -976,7 +1231,7 @@ class NewTransferRequest(Request):
     """Body of ``POST /v1/transfers/new``: a USDC deposit into or withdrawal from a pool."""
 
     asset: Literal["USDC"] = "USDC"
-    qty: PositiveDecimalStr
+    qty: RequestPositiveDecimalStr
     target_pool_location: UuidStr
     counterparty: UuidStr
     transfer_type: Literal[TransferType.DEPOSIT, TransferType.WITHDRAWAL]

@@ -3,6 +3,13 @@
 The venue carries every amount as a decimal *string* and every time as RFC 3339 with ``Z``.
 These annotated types make that the default for every model: values are `Decimal` and aware
 `datetime` in Python and go back on the wire exactly as the contract wants them.
+
+Decimals come in two strengths. `DecimalStr` (records: what the server sends) takes any finite
+number Python's `Decimal` can read, whatever its magnitude, so a surprising value never fails a
+page. `RequestDecimalStr` (requests: what the client sends and the sandbox accepts) takes only
+plain ASCII decimal syntax with at most `MAX_DECIMAL_PLACES` places, at most
+`MAX_SIGNIFICANT_DIGITS` significant digits and a magnitude below ``1e18``, so values such as
+``"1e-999999"``, ``"1_000"`` or full-width digits never enter the system.
 """
 
 from __future__ import annotations
@@ -18,8 +25,14 @@ from pydantic import AfterValidator, BeforeValidator, PlainSerializer, PlainVali
 
 __all__ = [
     "H160",
+    "MAX_DECIMAL_PLACES",
+    "MAX_REQUEST_DECIMAL_CHARS",
+    "MAX_SIGNIFICANT_DIGITS",
+    "REQUEST_DECIMAL_LIMIT_EXP",
     "DecimalStr",
     "PositiveDecimalStr",
+    "RequestDecimalStr",
+    "RequestPositiveDecimalStr",
     "Timestamp",
     "UuidStr",
     "decimal_to_wire",
@@ -28,13 +41,36 @@ __all__ = [
 ]
 
 
+MAX_DECIMAL_PLACES = 18
+"""Most digits after the point a request decimal may carry (trailing zeros do not count)."""
+
+MAX_SIGNIFICANT_DIGITS = 28
+"""Most significant digits of a request decimal: Python's default decimal precision, so
+arithmetic on one value is exact."""
+
+REQUEST_DECIMAL_LIMIT_EXP = 18
+"""Request decimals must be below ``10 ** REQUEST_DECIMAL_LIMIT_EXP`` in magnitude."""
+
+MAX_REQUEST_DECIMAL_CHARS = 64
+"""Longest decimal string a request may carry (a bound before any parsing is attempted)."""
+
+# Past this exponent the plain form would be thousands of characters (only a broken server
+# can send such a value: requests refuse it), so it keeps exponent notation instead.
+_MAX_PLAIN_EXPONENT = 1000
+
+
 def decimal_to_wire(value: Decimal) -> str:
     """Render a Decimal as a plain decimal string, never in exponent notation.
 
     ``str(Decimal("1E+3"))`` is ``"1E+3"``, which many parsers refuse; the venue wants ``"1000"``.
+    A value whose exponent is beyond +-1000 (a record from a broken server; requests never
+    hold one) is rendered in exponent notation rather than as a string of a million zeros.
     """
     if not value.is_finite():
         raise ValueError("decimal must be finite")
+    exponent = value.as_tuple().exponent
+    if isinstance(exponent, int) and abs(exponent) > _MAX_PLAIN_EXPONENT:
+        return str(value)
     text = format(value, "f")
     if text in ("-0", "-0.0") or (text.startswith("-") and Decimal(text) == 0):
         text = text[1:]
@@ -64,6 +100,49 @@ def _parse_decimal(value: Any) -> Decimal:
     return parsed
 
 
+_ASCII_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE]([+-]?)[0-9]+)?")
+
+
+def _parse_request_decimal(value: Any) -> Decimal:
+    """A request decimal: ASCII syntax only, bounded places, digits and magnitude."""
+    if isinstance(value, str):
+        if len(value) > MAX_REQUEST_DECIMAL_CHARS:
+            raise ValueError(f"must be at most {MAX_REQUEST_DECIMAL_CHARS} characters")
+        syntax = _ASCII_DECIMAL.fullmatch(value)
+        if syntax is None:
+            raise ValueError(
+                f"{value[:40]!r} is not a decimal number (digits 0-9, an optional sign, "
+                "point and exponent)"
+            )
+        try:
+            parsed = Decimal(value)
+        except InvalidOperation:
+            # Well-formed, so only an exponent beyond what Decimal holds gets here.
+            if syntax.group(1) == "-":
+                raise ValueError(f"must have at most {MAX_DECIMAL_PLACES} decimal places") from None
+            raise ValueError(f"must be below 1e{REQUEST_DECIMAL_LIMIT_EXP} in magnitude") from None
+    else:
+        parsed = _parse_decimal(value)
+    sign, digits, written_exponent = parsed.as_tuple()
+    assert isinstance(written_exponent, int)  # finite: checked by _parse_decimal
+    trailing = len(digits) - len("".join(map(str, digits)).rstrip("0"))
+    if trailing == len(digits):
+        # Zero, however it was written ("0E-50", "-0.000").
+        return Decimal(0)
+    significant = digits[: len(digits) - trailing]
+    exponent = written_exponent + trailing
+    if exponent + len(significant) > REQUEST_DECIMAL_LIMIT_EXP:
+        raise ValueError(f"must be below 1e{REQUEST_DECIMAL_LIMIT_EXP} in magnitude")
+    if -exponent > MAX_DECIMAL_PLACES:
+        raise ValueError(f"must have at most {MAX_DECIMAL_PLACES} decimal places")
+    if len(significant) > MAX_SIGNIFICANT_DIGITS:
+        raise ValueError(f"must have at most {MAX_SIGNIFICANT_DIGITS} significant digits")
+    if written_exponent < -MAX_DECIMAL_PLACES:
+        # Zeros written past the last allowed place carry no value: drop them, exactly.
+        return Decimal((sign, significant, exponent))
+    return parsed
+
+
 def _require_positive(value: Decimal) -> Decimal:
     if value <= 0:
         raise ValueError("must be greater than 0")
@@ -79,6 +158,16 @@ DecimalStr = Annotated[
 
 PositiveDecimalStr = Annotated[DecimalStr, AfterValidator(_require_positive)]
 """A `DecimalStr` that must be strictly greater than zero (quantities, prices)."""
+
+RequestDecimalStr = Annotated[
+    Decimal,
+    PlainValidator(_parse_request_decimal, json_schema_input_type=str),
+    PlainSerializer(decimal_to_wire, return_type=str),
+]
+"""A decimal in a request: ASCII syntax, below 1e18, at most 18 places and 28 digits."""
+
+RequestPositiveDecimalStr = Annotated[RequestDecimalStr, AfterValidator(_require_positive)]
+"""A `RequestDecimalStr` that must be strictly greater than zero (quantities, prices)."""
 
 
 def format_timestamp(value: datetime) -> str:
