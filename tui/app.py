@@ -436,9 +436,11 @@ class DeskApp(App[None]):
             topics = tuple(t for t in topics if t in feed.topics)
             if not topics:
                 continue
-            stamps = [feed.last_ok.get(t) for t in topics]
-            known = [s for s in stamps if s is not None]
-            age = (now - min(known)).total_seconds() if known else None
+            # The age shown is that of the data that should be freshest: the hot topics of
+            # the pane when it has any (a cold companion topic would always look old).
+            shown = [t for t in topics if t in feed.hot] or list(topics)
+            known = [feed.last_ok[t] for t in shown if t in feed.last_ok]
+            age = (now - min(known)).total_seconds() if len(known) == len(shown) else None
             stale = any(feed.is_stale(t, now) for t in topics)
             ages.append(PaneAge(pane, age, stale))
         self.query_one(StatusBar).ages = tuple(ages)

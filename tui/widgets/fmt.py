@@ -34,13 +34,16 @@ def money(value: Decimal | None, places: int = 2, *, signed: bool = False) -> st
 
 
 def price(value: Decimal | None) -> str:
-    """A price with as many places as it needs, at least 2, at most 8; grouped thousands."""
+    """A price with the places it needs, at least 2, and no more than its size warrants.
+
+    ``98,342.10`` / ``3.4517`` / ``0.18412``: four places from 1 up, eight below 1, two from
+    1,000 up, so a column of prices stays readable whatever the venue's precision.
+    """
     if value is None:
         return DASH
-    normal = value.normalize()
-    exponent = normal.as_tuple().exponent
-    places = min(8, max(2, -exponent if isinstance(exponent, int) else 2))
-    return money(value, places)
+    magnitude = abs(value)
+    cap = 2 if magnitude >= 1000 else 4 if magnitude >= 1 else 8
+    return money(value, places_of(value, high=cap))
 
 
 def places_of(*values: Decimal | None, low: int = 2, high: int = 8) -> int:
