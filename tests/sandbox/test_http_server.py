@@ -238,6 +238,41 @@ def test_refusals_before_the_budget_cost_nothing_and_bad_input_costs_its_price(
     assert sandbox.app.budget.used(desk, sandbox.clock.now_ms()) == 20
 
 
+def test_liveness_endpoints_answer_a_company_whose_budget_is_spent(sandbox: Any) -> None:
+    desk = sandbox.company_ids["DESK"]
+    now = sandbox.clock.now_ms
+    assert sandbox.request("GET", "/v1/status").status_code == 200
+    assert sandbox.app.budget.used(desk, now()) == 1  # charged while tokens are there
+    sandbox.advance(10)
+    for _ in range(5):
+        sandbox.request("POST", "/v1/quotes/cancel_all")
+    assert error_of(sandbox.request("GET", "/v1/companies?limit=1"))[:2] == (429, 5000)
+    status = sandbox.request("GET", "/v1/status")
+    assert status.status_code == 200
+    assert status.json()["result"]["auth"]["company_id"] == desk
+    assets = sandbox.request("GET", "/v1/metadata/supported_assets")
+    assert assets.status_code == 200 and "BTC" in assets.json()["result"]
+    assert sandbox.request("GET", "/v1/status", reader=True).status_code == 200
+    assert sandbox.app.budget.used(desk, now()) == 100  # ... and never over the budget
+
+
+def test_anonymous_liveness_calls_are_limited_per_address(sandbox: Any) -> None:
+    for index in range(20):
+        path = "/v1/status" if index % 2 else "/v1/metadata/supported_assets"
+        assert sandbox.request("GET", path, as_company=None).status_code == 200
+    refused = sandbox.request("GET", "/v1/status", as_company=None)
+    status, code, message = error_of(refused)
+    assert (status, code) == (429, 5000) and "sign the request" in message
+    assert refused.headers[RESETS] == "10000"
+    assert refused.headers[RECEIVED] == str(sandbox.clock.now_ms())
+    # A bad signature counts as anonymous; a good one is not limited by address.
+    forged = sandbox.request("GET", "/v1/status", headers={"X-Service-Signature": "ab" * 32})
+    assert forged.status_code == 429
+    assert sandbox.request("GET", "/v1/status").status_code == 200
+    sandbox.advance(10)
+    assert sandbox.request("GET", "/v1/status", as_company=None).status_code == 200
+
+
 def test_stats_limit_per_client_address(sandbox: Any) -> None:
     for _ in range(10):
         assert sandbox.request("GET", "/metadata/stats", as_company=None).status_code == 200

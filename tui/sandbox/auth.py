@@ -34,7 +34,10 @@ from tui.api.signing import KEY_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER
 from tui.sandbox.errors import ServiceError
 
 __all__ = [
+    "ANONYMOUS_PER_IP",
+    "ANONYMOUS_WINDOW_S",
     "RATE_LIMIT_RESET_HEADER",
+    "AnonymousLimiter",
     "KeyRecord",
     "SignedHeaders",
     "SlidingWindowLimiter",
@@ -274,9 +277,46 @@ class TokenBudget:
                 wait,
             )
 
+    def charge_if_available(self, company_id: str, cost: int, now_ms: int) -> bool:
+        """Charge ``cost`` when the budget has it; never refuse. True when it was charged.
+
+        For the two liveness endpoints (status, supported assets): they cost their tokens like
+        any call, but a spent budget must not make a desk's liveness check fail exactly when
+        the desk is busiest.
+        """
+        return self._limiter.try_spend(company_id, cost, now_ms) == 0
+
     def used(self, company_id: str, now_ms: int) -> int:
         """Tokens the company has spent inside the current window."""
         return self._limiter.used(company_id, now_ms)
+
+
+ANONYMOUS_PER_IP = 20
+"""Unsigned (or unverifiable) calls to status / supported assets per client address..."""
+ANONYMOUS_WINDOW_S = 10.0
+"""... per this many seconds; past it, 429 with ``X-Rate-Limit-Resets-In-Ms``."""
+
+
+class AnonymousLimiter:
+    """The limit on calls without a valid signature (only status and supported assets take
+    them): `ANONYMOUS_PER_IP` per client address per `ANONYMOUS_WINDOW_S`, so nobody can use
+    the two open endpoints to keep the engine busy for free."""
+
+    def __init__(
+        self, per_ip: int = ANONYMOUS_PER_IP, window_s: float = ANONYMOUS_WINDOW_S
+    ) -> None:
+        self._per_ip = SlidingWindowLimiter(per_ip, round(window_s * 1000))
+
+    def admit(self, client_ip: str, now_ms: int) -> None:
+        """Count one anonymous call from ``client_ip``, or refuse with 429/5000 counting nothing."""
+        wait = self._per_ip.try_spend(client_ip, 1, now_ms)
+        if wait:
+            raise _rate_limited(
+                f"unsigned requests are limited to {self._per_ip.capacity} per "
+                f"{self._per_ip.window_ms // 1000} s per address; sign the request or retry "
+                f"in {wait} ms",
+                wait,
+            )
 
 
 class StatsLimiter:

@@ -18,8 +18,12 @@ desk that brings its own sandbox along.
 Decisions where the contract leaves room:
 
 - ``/v1/status`` and ``/v1/metadata/supported_assets`` never refuse bad credentials: with
-  valid headers status reports the key (and the call costs the company 1 token), with invalid
-  ones it answers ``auth: null``, so a client with a wrong clock can still learn server time.
+  valid headers status reports the key, with invalid ones it answers ``auth: null``, so a
+  client with a wrong clock can still learn server time. A signed call costs the company its
+  1 token when the budget has it, and is never refused for a spent budget (a desk's liveness
+  check must not fail exactly when the desk is busiest). Calls without a valid signature are
+  limited per client address instead (`AnonymousLimiter`: 20 per 10 s at the interface's
+  budget, a fifth of the company budget when a benchmark raises it), 429 past it.
 - Order of checks: route (404/405), body size (413), signature (401/2000), timestamp
   (401/2001), reader on a write (403/2002), tokens (429/5000), then query/body parsing
   (400). So refusals up to the budget cost nothing; a malformed request that passed them has
@@ -48,6 +52,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from tui.api.endpoints import BUDGET_TOKENS, ENDPOINTS, Endpoint, endpoint_for
 from tui.api.models import ApiRole, ErrorCode
 from tui.sandbox.auth import (
+    ANONYMOUS_PER_IP,
+    AnonymousLimiter,
     KeyRecord,
     StatsLimiter,
     TokenBudget,
@@ -155,6 +161,7 @@ class SandboxApp:
         self.admin = admin
         self.budget = TokenBudget(token_budget)
         self.stats_limiter = StatsLimiter()
+        self.anonymous_limiter = AnonymousLimiter(max(ANONYMOUS_PER_IP, token_budget // 5))
         self.tick_interval_s = tick_interval_s
         self.close_exchange = close_exchange
         self.max_body_bytes = max_body_bytes
@@ -270,12 +277,18 @@ class SandboxApp:
             raise ServiceError(ErrorCode.INTERNAL, "the sandbox is shutting down")
         self.exchange.tick()
         caller = self._caller(scope, endpoint, headers, body, received_ms)
-        if caller is not None:
+        if caller is None:
+            client = scope.get("client")
+            self.anonymous_limiter.admit(str(client[0]) if client else "unknown", received_ms)
+        else:
             if endpoint.writes and caller.role == ApiRole.READER:
                 raise ServiceError.forbidden(
                     f"this API key is read-only (role reader); {endpoint.path} writes"
                 )
-            self.budget.charge(caller.company_id, endpoint.cost, received_ms)
+            if endpoint.auth:
+                self.budget.charge(caller.company_id, endpoint.cost, received_ms)
+            else:
+                self.budget.charge_if_available(caller.company_id, endpoint.cost, received_ms)
         query_string: bytes = scope.get("query_string", b"")
         if not endpoint.writes:
             return _encoded(
