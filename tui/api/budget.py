@@ -11,6 +11,7 @@ Time is injectable (a monotonic clock in seconds and an async sleep), so tests r
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
@@ -140,10 +141,16 @@ class TokenBudget:
         """After a 429: spend nothing until the server says enough budget is back.
 
         The server saw more than this client counted (another desk on the same company, or a
-        clock difference); the penalty resynchronises the two.
+        clock difference); the penalty resynchronises the two. The hint is believed only when
+        it is a finite, non-negative number, and never beyond one window plus the slack (by
+        then every charge the server counted has left its window); no hint, or garbage such as
+        ``inf`` or a negative number, waits one whole window.
         """
-        wait_s = max(0.0, float(resets_in_ms or 0) / 1000.0)
-        # With no hint at all, wait a whole window: that always frees the budget.
-        if resets_in_ms is None:
-            wait_s = self.window_s
+        wait_s = self.window_s
+        hint: object = resets_in_ms
+        if isinstance(hint, int) and not isinstance(hint, bool):
+            # Bounded before the conversion: an int past float's range would overflow it.
+            hint = float(max(-1, min(hint, 10**12)))
+        if isinstance(hint, float) and math.isfinite(hint) and hint >= 0:
+            wait_s = min(hint / 1000.0, self.window_s + self.slack_s)
         self._blocked_until = max(self._blocked_until, self._clock() + wait_s)

@@ -52,6 +52,7 @@ from tui.api.errors import (
     error_from_response,
     transport_error,
 )
+from tui.api.jsonwire import decode_json
 from tui.api.models import (
     RFQ,
     AcceptQuoteRequest,
@@ -182,8 +183,16 @@ def encode_query(params: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 
 def encode_body(body: Request) -> bytes:
-    """A request model as the exact bytes to send (and sign): compact UTF-8 JSON."""
-    return json.dumps(body.to_wire(), separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    """A request model as the exact bytes to send (and sign): compact UTF-8 JSON.
+
+    Raises `InvalidArgument` for text that UTF-8 cannot carry (an unpaired surrogate in a
+    free-text field), rather than a bare UnicodeEncodeError.
+    """
+    text = json.dumps(body.to_wire(), separators=(",", ":"), ensure_ascii=False)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidArgument("body", "text must not contain unpaired surrogates") from None
 
 
 def _label(endpoint: Endpoint) -> str:
@@ -212,8 +221,9 @@ class ServiceClient:
 
     Use as ``async with ServiceClient(...) as client:`` (or call `aclose`). ``budget`` and
     ``clock`` may be shared with the desk's feed; ``transport`` replaces the network (tests);
-    ``sleep`` and ``rng`` make retry waits testable. ``on_call`` is called after every HTTP
-    exchange with a `CallInfo`.
+    ``sleep`` and ``rng`` make retry waits testable; ``sleep`` and ``monotonic`` (seconds) are
+    also what a budget made here (when ``budget`` is None) waits with. ``on_call`` is called
+    after every HTTP exchange with a `CallInfo`.
     """
 
     def __init__(
@@ -233,12 +243,15 @@ class ServiceClient:
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         rng: random.Random | None = None,
         on_call: Callable[[CallInfo], None] | None = None,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         if max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
         self.base_url = base_url.rstrip("/")
         self.api_key = api_key
-        self.budget = budget if budget is not None else TokenBudget()
+        # A budget made here waits with the injected ``sleep`` and ``monotonic`` (they go
+        # together: a fake sleep must move the clock the budget reads), so tests never wait.
+        self.budget = budget if budget is not None else TokenBudget(clock=monotonic, sleep=sleep)
         self.clock = clock if clock is not None else ServerClock()
         self.max_attempts = max_attempts
         self.max_rate_limit_waits = max_rate_limit_waits
@@ -400,7 +413,7 @@ class ServiceClient:
     @staticmethod
     def _decode(response: httpx.Response, label: str) -> Any:
         try:
-            return json.loads(response.content)
+            return decode_json(response.content)
         except (ValueError, UnicodeDecodeError):
             raise MalformedResponse(
                 "the response is not JSON", status=response.status_code, endpoint=label

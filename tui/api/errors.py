@@ -8,16 +8,18 @@ secret is ever put into an error: not the API secret, not the signature, not a w
 
 from __future__ import annotations
 
-import json
 import random
+from decimal import Decimal, InvalidOperation
 from types import EllipsisType
 from typing import Any, ClassVar
 
 import httpx
 
+from tui.api.jsonwire import decode_json
 from tui.api.models import ErrorCode
 
 __all__ = [
+    "MAX_RESET_HINT_MS",
     "RATE_LIMIT_RESET_HEADER",
     "ApiError",
     "AuthError",
@@ -39,6 +41,9 @@ __all__ = [
 ]
 
 RATE_LIMIT_RESET_HEADER = "X-Rate-Limit-Resets-In-Ms"
+MAX_RESET_HINT_MS = 60_000
+"""The longest reset hint believed: the longest window of any venue limit (the public
+statistics' per-minute cap). A budget clamps further, to its own window (`TokenBudget.penalize`)."""
 _MAX_MESSAGE = 300
 
 
@@ -206,7 +211,7 @@ _BY_STATUS: dict[int, type[ApiError]] = {
 def _error_body(response: httpx.Response) -> tuple[int | None, str | None]:
     """The catalogue code and message of an error body, tolerating anything else."""
     try:
-        data: Any = json.loads(response.content)
+        data: Any = decode_json(response.content)
     except (ValueError, UnicodeDecodeError):
         return None, None
     error = data.get("error") if isinstance(data, dict) else None
@@ -220,11 +225,24 @@ def _error_body(response: httpx.Response) -> tuple[int | None, str | None]:
 
 
 def _resets_in_ms(response: httpx.Response) -> int | None:
+    """The reset hint of a 429 in ms, at most `MAX_RESET_HINT_MS`; None when absent or garbage.
+
+    Only a finite, non-negative number is a hint: ``inf``, ``nan``, ``-5`` or text give None,
+    which the budget treats as "wait one whole window".
+    """
     raw = response.headers.get(RATE_LIMIT_RESET_HEADER)
-    try:
-        return max(0, int(float(raw))) if raw is not None else None
-    except ValueError:
+    if raw is None:
         return None
+    try:
+        # Decimal, not float: a long digit string stays finite (and is clamped) instead of
+        # overflowing to inf.
+        value = Decimal(raw.strip())
+    except InvalidOperation:
+        return None
+    if not value.is_finite() or value < 0:
+        return None
+    # Compared before int(): converting "9e999999999" would build an enormous integer.
+    return MAX_RESET_HINT_MS if value >= MAX_RESET_HINT_MS else int(value)
 
 
 def error_from_response(response: httpx.Response, endpoint: str = "") -> ApiError:

@@ -8,7 +8,6 @@ rather than be refused. No key, signature or timestamp is ever sent here.
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 import time
 from collections.abc import Awaitable, Callable
@@ -27,6 +26,7 @@ from tui.api.errors import (
     error_from_response,
     transport_error,
 )
+from tui.api.jsonwire import decode_json
 from tui.api.models import MarketStats
 
 __all__ = ["STATS_PATH", "StatsClient"]
@@ -49,6 +49,7 @@ class StatsClient:
         max_rate_limit_waits: int = 2,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         rng: random.Random | None = None,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         if max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
@@ -56,7 +57,7 @@ class StatsClient:
         self.budget = (
             budget
             if budget is not None
-            else TokenBudget(STATS_PER_IP, STATS_WINDOW_S, clock=time.monotonic, sleep=sleep)
+            else TokenBudget(STATS_PER_IP, STATS_WINDOW_S, clock=monotonic, sleep=sleep)
         )
         self.max_attempts = max_attempts
         self.max_rate_limit_waits = max_rate_limit_waits
@@ -117,7 +118,7 @@ class StatsClient:
     @staticmethod
     def _parse(response: httpx.Response) -> MarketStats:
         try:
-            data: Any = json.loads(response.content)
+            data: Any = decode_json(response.content)
         except (ValueError, UnicodeDecodeError):
             raise MalformedResponse(
                 "the response is not JSON", status=200, endpoint=_LABEL
