@@ -135,6 +135,57 @@ def test_one_trade_per_rfq_until_it_fails(kit):
     assert kit.accept("DESK", second).new_clearing_status == S.PENDING_POOL_CREATION
 
 
+def test_accepting_the_live_quote_again_after_the_rfq_expired_changes_nothing(kit):
+    rfq = kit.rfq(expires_in=20)
+    quote = kit.quote("ALPHA", rfq, expires_in=20)
+    kit.advance(15)
+    assert kit.accept("DESK", quote).new_clearing_status == S.PENDING_MAKER_LAST_LOOK
+    kit.advance(6)  # past the RFQ's expiry; the last look runs until accept + 10 s
+    before = kit.my_quote("ALPHA", quote.parent_quote_id)
+    with expect_error(ErrorCode.CONFLICT, "parent_quote_id: the quote is already accepted"):
+        kit.accept("DESK", quote)
+    after = kit.my_quote("ALPHA", quote.parent_quote_id)
+    assert after.clearing_status == S.PENDING_MAKER_LAST_LOOK
+    assert after.clearing_events == before.clearing_events
+    assert after.model_extra["quote_status"] == "accepted"
+    # The trade under way is intact: the maker can still book it.
+    assert kit.last_look("ALPHA", quote).new_clearing_status == S.SUCCESS_TRADES_BOOKED_INTO_POOL
+    assert kit.my_rfq("DESK", rfq.rfq_id).rfq_status == RFQStatus.CLOSED
+
+
+def test_accepting_a_quote_the_maker_rejected_keeps_its_final_status(kit):
+    rfq = kit.rfq()
+    quote = kit.quote("ALPHA", rfq)
+    kit.accept("DESK", quote)
+    kit.last_look("ALPHA", quote, "reject")
+    before = kit.my_quote("ALPHA", quote.parent_quote_id)
+    assert before.clearing_status == S.REJECTED_MAKER_LAST_LOOK_REJECTED
+    with expect_error(ErrorCode.CONFLICT, "rejected_failed_taker_accept_no_quote"):
+        kit.accept("DESK", quote)
+    kit.advance(400)  # and once the RFQ expired too
+    with expect_error(ErrorCode.CONFLICT, "rejected_failed_taker_accept_rfq_expired"):
+        kit.accept("DESK", quote)
+    after = kit.my_quote("ALPHA", quote.parent_quote_id)
+    assert after.clearing_status == S.REJECTED_MAKER_LAST_LOOK_REJECTED
+    assert after.clearing_events == before.clearing_events
+    assert after.model_extra["quote_status"] == "failed"
+
+
+def test_a_final_status_is_never_rewritten(kit):
+    from tui.sandbox.clearing import load_quote
+
+    rfq = kit.rfq()
+    quote = kit.quote("ALPHA", rfq)
+    kit.accept("DESK", quote)
+    kit.last_look("ALPHA", quote)
+    stored = load_quote(kit.ex.store, quote.parent_quote_id)
+    with pytest.raises(RuntimeError, match="final status"), kit.ex.store.transaction():
+        kit.ex.clearing.fail(stored, S.REJECTED_FAILED_ATOMIC_DEPOSIT, kit.clock.now_ms())
+    assert kit.my_quote("ALPHA", quote.parent_quote_id).clearing_status == (
+        S.SUCCESS_TRADES_BOOKED_INTO_POOL
+    )
+
+
 def test_accept_on_closed_or_canceled_rfqs_conflicts(kit):
     rfq = kit.rfq()
     quote = kit.quote("ALPHA", rfq)

@@ -75,6 +75,7 @@ __all__ = [
     "DEPOSIT_APPROVAL_S",
     "FAT_FINGER_MARK_FRACTION",
     "FAT_FINGER_UNDERLYING_FRACTION",
+    "FINAL_STATUSES",
     "LAST_LOOK_MIN_S",
     "MAX_TRADE_NOTIONAL",
     "Clearing",
@@ -111,6 +112,11 @@ _WAITING = {
     ),
 }
 """Waiting states with a deadline, and the rejection their deadline leads to."""
+FINAL_STATUSES = frozenset(
+    {s.value for s in ClearingStatus if s.value.startswith("rejected_")}
+    | {ClearingStatus.SUCCESS_TRADES_BOOKED_INTO_POOL.value}
+)
+"""Clearing statuses a trade never leaves (`Clearing._move` refuses to rewrite them)."""
 
 
 class QuoteState(StrEnum):
@@ -243,6 +249,12 @@ class Clearing:
     # -- bookkeeping of every move -----------------------------------------------------------
 
     def _move(self, quote: dict[str, Any], status: ClearingStatus, now_ms: int) -> None:
+        current = quote.get("clearing_status")
+        if current in FINAL_STATUSES:
+            # Every rejected_* and the booked status are final: a bug, never a request, gets here.
+            raise RuntimeError(
+                f"quote {quote['parent_quote_id']}: final status {current} cannot become {status}"
+            )
         quote["clearing_status"] = status.value
         quote.setdefault("clearing_events", []).append(
             {
@@ -266,8 +278,13 @@ class Clearing:
     def record_accept_failure(
         self, quote: dict[str, Any] | None, status: ClearingStatus, side: TradeSide, now_ms: int
     ) -> None:
-        """Record a ``rejected_failed_taker_accept_*`` on the quote (when there is one)."""
-        if quote is None:
+        """Record a ``rejected_failed_taker_accept_*`` on the quote (when there is one).
+
+        Only a quote without a clearing status yet records it: a quote whose trade is under
+        way or over (a maker's rejection, a failed deposit, an earlier refused accept) keeps
+        its status; the taker gets the 409 all the same.
+        """
+        if quote is None or quote.get("clearing_status") is not None:
             return
         quote["_clearing"] = {**(quote.get("_clearing") or {}), "taker_side": side.value}
         if quote["quote_status"] == QuoteState.OPEN:

@@ -770,14 +770,16 @@ class Exchange:
     def quotes_accept(self, caller: Caller, body: AcceptQuoteRequest) -> QuoteAcceptResponse:
         """The taker takes a quote's ask (``buy``) or bid (``sell``): a trade starts clearing.
 
-        Refusals, in order: unknown RFQ (404); RFQ closed or canceled (409); RFQ expired ->
-        409 ``rejected_failed_taker_accept_rfq_expired``; another trade clearing on the RFQ
-        (409); no such quote on the RFQ -> 409 ``rejected_failed_taker_accept_no_quote``; quote
-        expired -> 409 ``rejected_failed_taker_accept_quote_expired``; quote not open -> 409
+        Refusals, in order: unknown RFQ (404); RFQ closed or canceled (409); a trade clearing
+        on the RFQ, this quote's or another's (409, nothing changes); RFQ expired -> 409
+        ``rejected_failed_taker_accept_rfq_expired``; no such quote on the RFQ -> 409
+        ``rejected_failed_taker_accept_no_quote``; quote expired -> 409
+        ``rejected_failed_taker_accept_quote_expired``; quote not open -> 409
         ``rejected_failed_taker_accept_no_quote``; the side not priced on every leg (400/1001);
         risk and reduce-only checks (409 ``rejected_failed_risk_checks`` /
-        ``rejected_failed_reduce_only_check``). The ``rejected_*`` statuses are recorded on the
-        quote (committed) before the 409 is raised.
+        ``rejected_failed_reduce_only_check``). The ``rejected_failed_taker_accept_*`` statuses
+        are recorded (committed) before the 409 is raised, on a quote that has no clearing
+        status yet only: a quote whose trade already ended keeps its final status.
         """
         with self._write() as now:
             outcome = self._accept(caller, body, now)
@@ -798,14 +800,8 @@ class Exchange:
         if status in (RFQStatus.CLOSED, RFQStatus.CANCELED):
             reason = "a trade was booked from it" if status == RFQStatus.CLOSED else "canceled"
             raise ServiceError.conflict(f"rfq_id: the RFQ is {status} ({reason})")
-        if status == RFQStatus.EXPIRED or now >= rfq["_expires_ms"]:
-            return self._accept_failure(
-                quote,
-                ClearingStatus.REJECTED_FAILED_TAKER_ACCEPT_RFQ_EXPIRED,
-                body.side,
-                now,
-                f"rfq_id: the RFQ expired at {rfq['rfq_expires_at']}",
-            )
+        # A trade clearing on the RFQ comes first: whatever else is true by now (the RFQ may
+        # have expired meanwhile), a second accept must not touch the trade under way.
         live = self.store.scalar("SELECT live_quote FROM rfqs WHERE id = ?", (rfq["rfq_id"],))
         if live:
             live_quote = load_quote(self.store, live)
@@ -817,6 +813,14 @@ class Exchange:
             raise ServiceError.conflict(
                 f"rfq_id: another quote's trade is clearing ({live_status}); "
                 "another quote can be accepted only if it fails"
+            )
+        if status == RFQStatus.EXPIRED or now >= rfq["_expires_ms"]:
+            return self._accept_failure(
+                quote,
+                ClearingStatus.REJECTED_FAILED_TAKER_ACCEPT_RFQ_EXPIRED,
+                body.side,
+                now,
+                f"rfq_id: the RFQ expired at {rfq['rfq_expires_at']}",
             )
         if quote is None:
             return ServiceError.conflict(
