@@ -19,6 +19,7 @@ from tests.api.venue import FakeVenue, make_client, page
 from tui.api import models
 from tui.api.models import (
     RFQ,
+    Company,
     CreateNewPool,
     DecimalAllowance,
     ExerciseType,
@@ -374,3 +375,51 @@ def test_request_underlyings_are_short_ascii_tickers(underlying: str) -> None:
     assert _locations(caught.value) == {
         ("structure", "legs", 0, "instrument", "perpetual_future", "underlying")
     }
+
+
+# -- records: a null where the client has a default means "not given" ------------------------
+
+
+def test_a_settlement_trade_without_rfq_quote_or_counterparty_reads() -> None:
+    raw = dict(
+        rec.TRADE,
+        trade_type="settlement",
+        source_rfq=None,
+        source_quote=None,
+        source_rfq_leg_id=None,
+        counterparty=None,
+        status=None,
+    )
+    trade = Trade.model_validate(raw)
+    assert (trade.source_rfq, trade.source_quote, trade.counterparty) == ("", "", "")
+    assert trade.trade_type == "settlement"
+    assert trade.status == "success_trades_booked_into_pool"
+
+
+def test_null_lists_flags_and_metadata_read_as_their_defaults() -> None:
+    quote = Quote.model_validate(dict(rec.QUOTE, clearing_events=None, per_leg_quotes=None))
+    assert quote.clearing_events == [] and quote.per_leg_quotes == []
+    metadata = {rec.QUOTE_ID: {"maker_company": rec.MAKER}, "other": None, "odd": "text"}
+    rfq = RFQ.model_validate(
+        dict(rec.RFQ, bids=None, asks=None, rfq_legs=None, quotes_common_metadata=metadata)
+    )
+    assert rfq.bids == [] and rfq.asks == [] and rfq.rfq_legs == []
+    assert rfq.quotes_common_metadata == {rec.QUOTE_ID: {"maker_company": rec.MAKER}}
+    assert (
+        RFQ.model_validate(dict(rec.RFQ, quotes_common_metadata=None)).quotes_common_metadata == {}
+    )
+    pool = copy.deepcopy(rec.SETTLEMENT_POOL)
+    pool["data"].update(parties=None, positions=None)
+    parsed = SettlementPool.model_validate(pool)
+    assert parsed.data is not None and parsed.data.parties == [] and parsed.data.positions == []
+    assert Company.model_validate(dict(rec.COMPANY, is_lp=None)).is_lp is False
+
+
+def test_requests_still_refuse_a_null_where_a_value_is_due() -> None:
+    with pytest.raises(ValidationError) as caught:
+        _rfq_request({"legs": [{"side": "buy", "ratio": None, "instrument": rec.PERP}]})
+    assert _locations(caught.value) == {("structure", "legs", 0, "ratio")}
+    with pytest.raises(ValidationError):
+        _rfq_request(
+            {"legs": [{"side": "buy", "instrument": dict(rec.PERP, funding_interval_s=None)}]}
+        )

@@ -2,9 +2,9 @@
 
 Records (what the server sends) are *tolerant readers*: unknown fields are kept in
 ``model_extra``, unknown enum values are kept as raw strings, no bound is checked (a count of
-legs, a fraction above 1, a crossed leg quote, a long ticker are shown, not refused), and a
-union member of a known kind that cannot be read parses as `UnknownVariant`. A newer or odd
-venue never fails a whole page.
+legs, a fraction above 1, a crossed leg quote, a long ticker are shown, not refused), a null
+sent where the client has a default reads as that default, and a union member of a known kind
+that cannot be read parses as `UnknownVariant`. A newer or odd venue never fails a whole page.
 
 Requests (what the client sends, and what the sandbox validates) are strict: they check every
 bound the interface states, name the offending field in the error, and drop unknown keys at
@@ -26,11 +26,23 @@ instance passed into a request, and because the types then say which side may ho
 
 from __future__ import annotations
 
+import functools
 import re
+import types
 import unicodedata
 from decimal import Decimal
 from enum import IntEnum, StrEnum
-from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, TypeVar
+from typing import (
+    TYPE_CHECKING,
+    Annotated,
+    Any,
+    Generic,
+    Literal,
+    TypeVar,
+    Union,
+    get_args,
+    get_origin,
+)
 
 from pydantic import (
     AfterValidator,
@@ -297,10 +309,45 @@ USDC = "USDC"
 # ---------------------------------------------------------------------------------------------
 
 
+def _accepts_none(annotation: Any) -> bool:
+    if annotation is None or annotation is type(None) or annotation is Any:
+        return True
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        return _accepts_none(get_args(annotation)[0])
+    if origin is Union or origin is types.UnionType:
+        return any(_accepts_none(arg) for arg in get_args(annotation))
+    return False
+
+
+@functools.cache
+def _null_means_default_fields(cls: type[BaseModel]) -> frozenset[str]:
+    """The fields of ``cls`` that have a default but do not take None."""
+    return frozenset(
+        name
+        for name, field in cls.model_fields.items()
+        if not field.is_required() and not _accepts_none(field.annotation)
+    )
+
+
 class Record(BaseModel):
-    """Base of everything the server sends: unknown fields are kept, never an error."""
+    """Base of everything the server sends: unknown fields are kept, never an error.
+
+    A null sent for a field that has a default but does not take None (a list, a flag, a
+    trade's ``pool_location``) means "not given": the default is used instead of failing.
+    """
 
     model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _null_means_default(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or issubclass(cls, RequestPart):
+            return data  # requests keep refusing a null where a value is due
+        names = _null_means_default_fields(cls)
+        if any(data.get(name, 0) is None for name in names):
+            return {k: v for k, v in data.items() if not (v is None and k in names)}
+        return data
 
 
 class Request(BaseModel):
@@ -945,15 +992,17 @@ class PortfolioSummary(Record):
 class Trade(Record):
     """One leg of a booked trade, as seen by one of its two companies.
 
-    ``pool_location`` is ``""`` when the server sends none (null or missing).
+    ``pool_location``, ``source_rfq``, ``source_quote`` and ``counterparty`` are ``""`` when
+    the server sends none (null or missing): a settlement or liquidation trade may have no
+    RFQ, quote or counterparty, and a trade may show before its pool exists.
     """
 
     id: str
-    source_rfq: str
+    source_rfq: str = ""
     source_rfq_leg_id: str | None = None
-    source_quote: str
+    source_quote: str = ""
     company: str
-    counterparty: str
+    counterparty: str = ""
     created_at: Timestamp
     side: SideValue
     instrument: Instrument
@@ -963,13 +1012,6 @@ class Trade(Record):
     role: TradeRoleValue
     trade_type: TradeTypeValue = TradeType.TRADE
     status: ClearingStatusValue = ClearingStatus.SUCCESS_TRADES_BOOKED_INTO_POOL
-
-    @field_validator("pool_location", mode="before")
-    @classmethod
-    def _no_pool_yet(cls, value: Any) -> Any:
-        # A trade the server shows before its pool exists carries null: kept as "" so the
-        # field stays a plain string for every reader.
-        return "" if value is None else value
 
 
 class Transfer(Record):
@@ -1049,6 +1091,14 @@ class RFQ(Record):
     quotes_common_metadata: dict[str, dict[str, Any]] = Field(default_factory=dict)
     bids: list[QuoteWithMargin] = Field(default_factory=list)
     asks: list[QuoteWithMargin] = Field(default_factory=list)
+
+    @field_validator("quotes_common_metadata", mode="before")
+    @classmethod
+    def _metadata_objects_only(cls, value: Any) -> Any:
+        # Metadata is informational: an entry that is not an object is dropped, not fatal.
+        if isinstance(value, dict):
+            return {k: v for k, v in value.items() if isinstance(v, dict)}
+        return value
 
     @property
     def best_bid(self) -> QuoteWithMargin | None:
