@@ -22,7 +22,11 @@ Deadlines (documented choices where the contract is silent):
   after the trade reached it (a trade that took its time through pool creation and deposit
   approval must not expire the instant it reaches the maker): then
   ``rejected_maker_last_look_expired``.
-- Pool creation and the atomic deposit take one block (the exchange's ``block_delay_s``).
+- Pool creation and the atomic deposit take one block (the exchange's ``block_delay_s``). A
+  pool not created within `POOL_CREATION_S` (60 s) fails its trade:
+  ``rejected_failed_pool_creation``.
+- A clearing step that fails unexpectedly (a timer raising) never leaves its trade hanging:
+  `Clearing.abandon` moves it to the final ``rejected_*`` status of that step.
 
 Failure triggers besides the deadlines:
 
@@ -78,6 +82,7 @@ __all__ = [
     "FINAL_STATUSES",
     "LAST_LOOK_MIN_S",
     "MAX_TRADE_NOTIONAL",
+    "POOL_CREATION_S",
     "Clearing",
     "QuoteState",
     "leg_fills",
@@ -93,6 +98,8 @@ __all__ = [
 
 DEPOSIT_APPROVAL_S = 120
 """How long a trade waits for a deposit permit before it is rejected."""
+POOL_CREATION_S = 60
+"""How long a trade waits for its new pool's creation block before it is rejected."""
 LAST_LOOK_MIN_S = 10
 """The shortest last-look window a maker gets, whatever the quote's expiry."""
 FAT_FINGER_MARK_FRACTION = Decimal("0.25")
@@ -103,6 +110,7 @@ MAX_TRADE_NOTIONAL = Decimal(100_000_000)
 _ZERO = Decimal(0)
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _WAITING = {
+    ClearingStatus.PENDING_POOL_CREATION.value: ClearingStatus.REJECTED_FAILED_POOL_CREATION,
     ClearingStatus.PENDING_TAKER_DEPOSIT_APPROVAL.value: (
         ClearingStatus.REJECTED_FAILED_TAKER_DEPOSIT_APPROVAL
     ),
@@ -356,6 +364,10 @@ class Clearing:
             quote["pool_location"] = pool["pool_id"]
             quote["_clearing"]["pool_id"] = pool["pool_id"]
             self._move(quote, ClearingStatus.PENDING_POOL_CREATION, now_ms)
+            self._deadline(
+                quote, ClearingStatus.PENDING_POOL_CREATION, now_ms + POOL_CREATION_S * 1000
+            )
+            save_quote(self.store, quote)
             return QuoteAcceptResponse(
                 new_clearing_status=ClearingStatus.PENDING_POOL_CREATION,
                 pending_deposits_sum_qty=_ZERO,
@@ -640,6 +652,39 @@ class Clearing:
         )
 
     # -- deadlines and the atomic deposit ----------------------------------------------------
+
+    def abandon(self, kind: str, ref: str, now_ms: int) -> None:
+        """A clearing timer (``kind`` for ``ref``) failed: end its trade with a final status.
+
+        Pool creation -> the pool is canceled and its waiting trades
+        ``rejected_failed_pool_creation``; the atomic deposit -> ``rejected_failed_atomic_deposit``;
+        a deadline -> the rejection of the state it guarded, when the trade is still there. A
+        trade that already ended (or moved on past a deadline) is left alone.
+        """
+        if kind == "pool_open":
+            pool = load_pool(self.store, ref)
+            if pool is not None and pool["status"] == SettlementPoolStatus.PENDING:
+                pool["status"] = SettlementPoolStatus.CANCELED.value
+                pool["error"] = "pool creation failed"
+                save_pool(self.store, pool)
+            for waiting in self._accepted_quotes():
+                if waiting["_clearing"].get("pool_id") == ref and waiting["clearing_status"] == (
+                    ClearingStatus.PENDING_POOL_CREATION
+                ):
+                    self.fail(waiting, ClearingStatus.REJECTED_FAILED_POOL_CREATION, now_ms)
+            return
+        quote_id, _, waited = ref.partition("|")
+        quote = load_quote(self.store, quote_id)
+        if quote is None or quote["quote_status"] != QuoteState.ACCEPTED:
+            return
+        if quote["clearing_status"] in FINAL_STATUSES:
+            return
+        if kind == "atomic_deposit":
+            self.fail(quote, ClearingStatus.REJECTED_FAILED_ATOMIC_DEPOSIT, now_ms)
+        elif kind == "clearing_deadline" and quote["clearing_status"] == waited:
+            self.fail(
+                quote, _WAITING.get(waited, ClearingStatus.REJECTED_FAILED_RISK_CHECKS), now_ms
+            )
 
     def deadline(self, ref: str, now_ms: int) -> None:
         """A waiting state's deadline passed: reject the trade if it is still waiting there."""

@@ -27,7 +27,10 @@ Rules the contract leaves open, as decided here:
 - **Accept** (taker only): see `Exchange.quotes_accept`; one live trade per RFQ at a time.
 - **Pools.** ``/settlement_pools/new`` needs an existing other company and a name the pair
   does not use yet; the pool opens one block later. ``company_id`` of a pool record is the
-  viewer's company.
+  viewer's company. Any company may open a pool naming any other (as on the venue); the
+  margin parameters it writes for both sides are bounded (`tui.sandbox.margin_rules`, also
+  for a quote's ``create_new``) and every view degrades rather than fails when margin cannot
+  be computed, so nothing a creator puts in a pool can break the other company's reads.
 - **Transfers.** USDC only, at most 6 decimals; deposits need the pool open, the caller's
   wallet allowance for the pool address (a permit) and wallet balance; withdrawals at most
   ``max_withdrawable_amount``. Both confirm one block later. Transfers are the caller's own.
@@ -107,6 +110,7 @@ from tui.sandbox.clearing import (
 )
 from tui.sandbox.clock import SandboxClock
 from tui.sandbox.errors import ServiceError
+from tui.sandbox.margin_rules import check_margin_params
 from tui.sandbox.portfolio import Portfolio, canonical_instrument
 from tui.sandbox.seed import seed_exchange
 from tui.sandbox.store import Store
@@ -315,11 +319,25 @@ class Exchange:
                 return
             for timer in timers:
                 self.store.delete_timer(timer["id"])
+                kind, ref, due_ms = timer["kind"], timer["ref"], int(timer["due_ms"])
                 try:
                     with self.store.savepoint():
-                        self._dispatch(timer["kind"], timer["ref"], int(timer["due_ms"]))
+                        self._dispatch(kind, ref, due_ms)
                 except Exception:
-                    log.exception("sandbox timer %s for %s failed", timer["kind"], timer["ref"])
+                    log.exception("sandbox timer %s for %s failed", kind, ref)
+                    self._after_failed_timer(kind, ref, due_ms)
+
+    def _after_failed_timer(self, kind: str, ref: str, at_ms: int) -> None:
+        """End what a failed timer leaves hanging: its trade moves to a final ``rejected_*``
+        status (in a fresh savepoint), a pending transfer fails; never silently dropped."""
+        try:
+            with self.store.savepoint():
+                if kind == "transfer_confirm":
+                    self._fail_transfer(ref)
+                else:
+                    self.clearing.abandon(kind, ref, at_ms)
+        except Exception:
+            log.exception("could not end the work of the failed timer %s for %s", kind, ref)
 
     def _dispatch(self, kind: str, ref: str, at_ms: int) -> None:
         if kind == "rfq_expiry":
@@ -659,6 +677,8 @@ class Exchange:
             pool_location = strategy.pool_id
         elif isinstance(strategy, CreateNewPool):
             self._check_pool_name(me, taker, strategy.name, "pool_strategy.name")
+            check_margin_params(strategy.creator_params, "pool_strategy.creator_params")
+            check_margin_params(strategy.other_params, "pool_strategy.other_params")
         quote_id = self.store.new_id()
         quote: dict[str, Any] = {
             "parent_quote_id": quote_id,
@@ -1091,6 +1111,8 @@ class Exchange:
             if not self._company_exists(other):
                 raise ServiceError.out_of_range("company_other: unknown company")
             self._check_pool_name(me, other, body.pool_name, "pool_name")
+            check_margin_params(body.creator_params, "creator_params")
+            check_margin_params(body.other_params, "other_params")
             pool_id = self.store.new_id()
             created_at = ms_to_timestamp(now)
             pool: dict[str, Any] = {
@@ -1214,6 +1236,19 @@ class Exchange:
             self.chain.move_wallet_usdc(data["company"], qty)
         data["status"] = TransferStatus.CONFIRMED.value
         data["confirmed_by_transaction_id"] = self.chain.new_tx_id()
+        self.store.update("transfers", "id", transfer_id, {"status": data["status"], "data": data})
+
+    def _fail_transfer(self, transfer_id: str) -> None:
+        """A pending transfer that could not confirm: ``failed``, its money back where it was."""
+        data = self.store.data("transfers", "id = ?", (transfer_id,))
+        if data is None or data["status"] != TransferStatus.PENDING:
+            return
+        qty = Decimal(data["qty"])
+        if data["transfer_type"] == TransferType.DEPOSIT:
+            self.chain.move_wallet_usdc(data["company"], qty)
+        else:
+            self.portfolio.move_balance(data["target_pool_location"], data["company"], qty)
+        data["status"] = TransferStatus.FAILED.value
         self.store.update("transfers", "id", transfer_id, {"status": data["status"], "data": data})
 
     def transfers_permit_template(self, caller: Caller, body: PermitTemplateRequest) -> dict:

@@ -19,6 +19,7 @@ pool's margin mode is not modelled.
 from __future__ import annotations
 
 import json
+import logging
 from decimal import Decimal
 from typing import Any
 
@@ -37,6 +38,8 @@ from tui.sandbox.portfolio import PartyState, Portfolio, margin_usage, parse_mar
 from tui.sandbox.store import Store
 
 __all__ = ["Views", "public"]
+
+log = logging.getLogger(__name__)
 
 _ZERO = Decimal(0)
 
@@ -142,7 +145,7 @@ class Views:
                 data["structure_price"] = self.market.structure_price(
                     structure, Decimal(rfq["qty"])
                 ).model_dump(mode="json")
-            except (ValueError, KeyError):
+            except (ValueError, KeyError, ArithmeticError):
                 data["structure_price"] = None
         else:
             data["structure_price"] = None
@@ -166,31 +169,47 @@ class Views:
                 params = parse_margin_params(strategy["other_params"])
                 before = PartyState(_ZERO, _ZERO, _ZERO, _ZERO)
                 after = self.portfolio.state("", taker, params, fills)
-        except ValueError:
+            return _usage_triplet(before, after)
+        except (ValueError, ArithmeticError):
+            # Parameters or amounts margin cannot be computed with: the figures are unknown,
+            # the RFQ is still shown.
             return None, None, None
-        return _usage_triplet(before, after)
 
     # -- pools --------------------------------------------------------------------------------
+
+    def _party_margin(self, pool: dict[str, Any], company: str) -> dict[str, Any]:
+        """The ``margin_usage`` block of one party; degraded (null usage, nothing withdrawable)
+        when the pool's parameters or amounts make margin impossible to compute, so no pool a
+        creator wrote can break the other party's reads."""
+        try:
+            params = party_params(pool, company)
+            return dict(
+                self.portfolio.party_margin(pool["pool_id"], company, params).model_dump(
+                    mode="json"
+                )
+            )
+        except (ValueError, ArithmeticError):
+            balance = self.portfolio.balance(pool["pool_id"], company)
+            return _degraded_margin(pool, company, balance)
 
     def pool(self, pool: dict[str, Any], viewer: str) -> SettlementPool:
         """A pool as one of its parties sees it: both parties' margin, the viewer's positions."""
         parties = []
         for party in pool["parties"]:
             company = party["company"]
-            params = party_params(pool, company)
             parties.append(
                 {
                     **party,
                     "address": self.chain.wallet(company).address,
-                    "margin_usage": self.portfolio.party_margin(
-                        pool["pool_id"], company, params
-                    ).model_dump(mode="json"),
+                    "margin_usage": self._party_margin(pool, company),
                 }
             )
-        positions = [
-            self.market.aggregate_position(p).model_dump(mode="json")
-            for p in self.portfolio.positions_of(viewer, pool["pool_id"])
-        ]
+        positions = []
+        for position in self.portfolio.positions_of(viewer, pool["pool_id"]):
+            try:
+                positions.append(self.market.aggregate_position(position).model_dump(mode="json"))
+            except (ValueError, ArithmeticError):
+                log.warning("position on %s cannot be valued", position.instrument)
         data = {
             key: value
             for key, value in public(pool).items()
@@ -201,6 +220,18 @@ class Views:
         return SettlementPool.model_validate(
             {"pool_id": pool["pool_id"], "company_id": viewer, "data": data, "error": pool["error"]}
         )
+
+
+def _degraded_margin(pool: dict[str, Any], company: str, balance: Decimal) -> dict[str, Any]:
+    """A party's margin block when margin cannot be computed: no usage, nothing withdrawable."""
+    key = "creator_params" if pool["company_creator"] == company else "other_params"
+    return {
+        "company": company,
+        "balance": format(balance, "f"),
+        "margin_params": pool.get(key),
+        "margin_usage": None,
+        "max_withdrawable_amount": "0",
+    }
 
 
 def _usage_triplet(
