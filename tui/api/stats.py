@@ -36,7 +36,11 @@ _LABEL = f"GET {STATS_PATH}"
 
 
 class StatsClient:
-    """Reads the public statistics record; one per stats base URL, shared by the desk."""
+    """Reads the public statistics record; one per stats base URL, shared by the desk.
+
+    ``sleep`` (async, seconds) and ``monotonic`` (a clock in seconds) are what retries and a
+    budget made here (when ``budget`` is None) wait with; tests inject fakes of both together.
+    """
 
     def __init__(
         self,
