@@ -48,6 +48,8 @@ from tui.sandbox.seed import SEED_POOL_NAME
 
 START_MS = 1_793_500_000_000
 D = Decimal
+PRICE_GRID = D("1e-8")
+"""Prices a quote may carry have at most 8 decimal places (the listings' precision)."""
 
 
 def margin_params(futures_im: str = "0.1", option_im: str = "0.15") -> SimpleMarginParams:
@@ -168,8 +170,8 @@ class Kit:
             out.append(
                 LegQuote(
                     target_rfq_leg_id=leg.rfq_leg_id,
-                    bid=(mark - half) if bid else None,
-                    ask=(mark + half) if ask else None,
+                    bid=(mark - half).quantize(PRICE_GRID) if bid else None,
+                    ask=(mark + half).quantize(PRICE_GRID) if ask else None,
                 )
             )
         return out

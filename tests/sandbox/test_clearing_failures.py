@@ -216,3 +216,21 @@ def test_a_failing_atomic_deposit_ends_its_trade_and_moves_no_money(kit):
     assert kit.wallet("DUNE") == wallet  # the deposit of the failed step was undone
     assert kit.balance("DUNE", pool.pool_id) == 0
     assert kit.my_rfq("DESK", rfq.rfq_id).rfq_status == RFQStatus.OPEN
+
+
+def test_a_failing_transfer_confirmation_fails_the_transfer_and_returns_the_money(kit):
+    pool = kit.pool("DESK", kit.seed_pool_id())
+    wallet, balance = kit.wallet("DESK"), kit.balance("DESK", pool.pool_id)
+    kit.permit("DESK", pool.data.address, D(100))
+    transfer = kit.transfer("DESK", pool.pool_id, "100")
+    assert kit.wallet("DESK") == wallet - 100
+
+    def broken_confirm(_transfer_id):
+        raise RuntimeError("the block could not be read")
+
+    kit.ex._confirm_transfer = broken_confirm
+    kit.advance(2)
+    (seen,) = kit.ex.transfers(kit["DESK"], limit=10, offset=0, id=transfer.id).items
+    assert seen.status == "failed"
+    assert kit.wallet("DESK") == wallet
+    assert kit.balance("DESK", pool.pool_id) == balance

@@ -21,6 +21,7 @@ from tui.api.models import (
     UnknownVariant,
     UseExistingPool,
 )
+from tui.sandbox.errors import ServiceError
 
 D = Decimal
 UNKNOWN_ID = "00000000-0000-4000-8000-000000000000"
@@ -374,3 +375,78 @@ def test_oversized_numbers_are_refused_not_crashed(kit):
     legs = [LegQuote(target_rfq_leg_id=rfq.rfq_legs[0].rfq_leg_id, bid=D(1), ask=D("1e15"))]
     with expect_error(ErrorCode.OUT_OF_RANGE, r"leg_quotes\[0\].ask: at most"):
         kit.quote("ALPHA", rfq, leg_quotes=legs)
+
+
+@pytest.mark.parametrize(
+    ("strike", "fragment"),
+    [
+        ("1e15", r"structure.legs\[0\].instrument.strike: must be between \d+(\.\d+)? and"),
+        ("10", r"structure.legs\[0\].instrument.strike: must be between"),
+        ("100000.123456789", r"structure.legs\[0\].instrument.strike: at most 8 decimal places"),
+    ],
+)
+def test_absurd_strikes_are_refused_naming_the_strike(kit, strike, fragment):
+    from tui.api.models import PayoffType
+
+    option = kit.option(strike=strike, payoff=PayoffType.PUT)
+    with expect_error(ErrorCode.OUT_OF_RANGE, fragment):
+        kit.rfq(legs=[("buy", option)], qty="100000")
+
+
+def test_strikes_from_1_to_1000_percent_of_the_mark_are_taken(kit):
+    mark = kit.ex.market.mark_price("BTC")
+    for strike in (
+        (mark / 100).quantize(D("0.1"), "ROUND_UP"),
+        (mark * 10).quantize(D(1), "ROUND_DOWN"),
+    ):
+        assert kit.rfq(legs=[("buy", kit.option(strike=str(strike)))]).rfq_status == "open"
+
+
+def test_an_instrument_that_cannot_be_priced_is_refused_in_words(kit):
+    from datetime import UTC, datetime
+
+    from tui.api.models import DatedFutureInstrument
+
+    far = DatedFutureInstrument(underlying="BTC", expiry=datetime(9999, 12, 31, tzinfo=UTC))
+    with pytest.raises(ServiceError) as caught:
+        kit.rfq(legs=[("buy", far)])
+    assert caught.value.code == ErrorCode.OUT_OF_RANGE
+    assert caught.value.message == (
+        "structure.legs[0].instrument: cannot be priced; check its strike and expiry"
+    )
+
+
+def test_leg_prices_finer_than_the_listing_precision_are_refused(kit):
+    rfq = kit.rfq()
+    leg = rfq.rfq_legs[0].rfq_leg_id
+    fine = [LegQuote(target_rfq_leg_id=leg, bid=D("98000.123456789"), ask=None)]
+    with expect_error(ErrorCode.OUT_OF_RANGE, r"leg_quotes\[0\].bid: at most 8 decimal places"):
+        kit.quote("ALPHA", rfq, leg_quotes=fine)
+    tiny = [LegQuote(target_rfq_leg_id=leg, bid=None, ask=D("1E-9"))]
+    with expect_error(ErrorCode.OUT_OF_RANGE, r"leg_quotes\[0\].ask: at most 8 decimal places"):
+        kit.quote("ALPHA", rfq, leg_quotes=tiny)
+
+
+def test_rfq_views_degrade_when_margin_arithmetic_fails(kit):
+    """An RFQ stored before strikes were bounded (put at 1E+15 on 100,000 BTC) still reads."""
+    from tui.api.models import PayoffType
+    from tui.sandbox.clearing import load_rfq, save_rfq
+
+    option = kit.option(strike="100000", payoff=PayoffType.PUT)
+    rfq = kit.rfq(legs=[("sell", option)], qty="1")
+    kit.quote(
+        "ALPHA",
+        rfq,
+        leg_quotes=[
+            LegQuote(target_rfq_leg_id=rfq.rfq_legs[0].rfq_leg_id, bid=D("1000"), ask=D("1100"))
+        ],
+    )
+    stored = load_rfq(kit.ex.store, rfq.rfq_id)
+    stored["rfq_legs"][0]["instrument"]["strike"] = "1E+20"
+    stored["rfq_legs"][0]["qty"] = "100000000"
+    stored["structure"]["legs"][0]["instrument"]["strike"] = "1E+20"
+    stored["qty"] = "100000000"
+    with kit.ex.store.transaction():
+        save_rfq(kit.ex.store, stored)
+    seen = kit.my_rfq("DESK", rfq.rfq_id)  # the short put's margin does not fit 6 places
+    assert seen.asks and seen.asks[0].counter_factual_margin_requirements is None

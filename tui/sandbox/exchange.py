@@ -17,10 +17,15 @@ Rules the contract leaves open, as decided here:
   The ``id`` filter of ``/rfqs/sent|received`` is the RFQ id.
 - **RFQs.** ``expires_at`` must be in the future and at most `MAX_RFQ_LIFETIME_S` ahead; every
   underlying must be listed; ``qty`` must be a multiple of each leg underlying's
-  ``min_qty_tick``; options and dated futures must not have expired; the targets must exist and
-  must not include the caller. Only the taker may cancel, and not while a trade is clearing.
+  ``min_qty_tick``; options and dated futures must not have expired; an option's strike must
+  lie between 1 % and 1000 % of its underlying's mark and have at most the listing's
+  ``max_decimal_only_figures`` (8) decimal places; the targets must exist and must not include
+  the caller. Only the taker may cancel, and not while a trade is clearing.
 - **Quotes.** Only a targeted company may quote (anyone else gets 404, as for an unknown
-  RFQ). One leg quote per RFQ leg; ``expires_at`` in the future and not after the RFQ's expiry;
+  RFQ). One leg quote per RFQ leg, each price at most `MAX_PRICE` with at most the listing's
+  ``max_decimal_only_figures`` decimal places (significant figures are not limited: an option
+  price is finer than the perpetual's tick); ``expires_at`` in the future and not after the RFQ's
+  expiry;
   the quote must price the whole structure on at least one side. ``use_existing`` needs an
   open pool between the maker and the RFQ's taker; ``create_new`` a name no pool of the pair
   uses yet (the maker becomes the new pool's creator: ``creator_params`` are the maker's).
@@ -92,6 +97,7 @@ from tui.api.models import (
     TransferType,
     UnknownVariant,
     UseExistingPool,
+    VanillaOptionInstrument,
     allowance_units,
 )
 from tui.sandbox.chain import Chain, pool_address
@@ -136,12 +142,27 @@ MAX_PRICE = Decimal(10) ** 9
 """The largest leg price a quote may carry."""
 MAX_TRANSFER = Decimal(10) ** 12
 """The largest USDC amount of one transfer."""
+STRIKE_RANGE = (Decimal("0.01"), Decimal(10))
+"""An option's strike must lie within these fractions of its underlying's mark at RFQ time."""
+DEFAULT_PRICE_PLACES = 8
+"""Decimal places of a price when a listing states no precision requirements."""
 SNAPSHOT_EVERY_MS = 30_000
 """How often (sandbox time) `Exchange.tick` saves the market's state into the database."""
 _ZERO = Decimal(0)
 _DAY_MS = 86_400_000
 
 T = TypeVar("T")
+
+
+def _places(value: Decimal) -> int:
+    """Decimal places ``value`` really has (``1.50`` has 1, ``1E+3`` none)."""
+    exponent = value.normalize().as_tuple().exponent
+    return -exponent if isinstance(exponent, int) and exponent < 0 else 0
+
+
+def _plain(value: Decimal) -> str:
+    """A price for a message: at most 8 places, no exponent, no trailing zeros."""
+    return format(value.quantize(Decimal("1e-8")).normalize(), "f")
 
 
 @dataclass(frozen=True)
@@ -631,12 +652,20 @@ class Exchange:
         ask: Decimal | None = _ZERO
         for leg, structure_leg in zip(legs, rfq["structure"]["legs"], strict=True):
             leg_quote = by_leg[leg["rfq_leg_id"]]
+            places = self._price_places(leg["instrument"]["underlying"])
             for name in ("bid", "ask"):
                 value = getattr(leg_quote, name)
-                if value is not None and value > MAX_PRICE:
-                    index = body.leg_quotes.index(leg_quote)
+                if value is None:
+                    continue
+                index = body.leg_quotes.index(leg_quote)
+                if value > MAX_PRICE:
                     raise ServiceError.out_of_range(
                         f"leg_quotes[{index}].{name}: at most {format(MAX_PRICE, 'f')}"
+                    )
+                if _places(value) > places:
+                    raise ServiceError.out_of_range(
+                        f"leg_quotes[{index}].{name}: at most {places} decimal places "
+                        f"(precision_requirements of {leg['instrument']['underlying']})"
                     )
             ratio = Decimal(structure_leg["ratio"])
             buy_leg = leg["side"] == TradeSide.BUY
@@ -1015,10 +1044,14 @@ class Exchange:
                     f"qty: qty x structure.legs[{index}].ratio must be at most "
                     f"{format(MAX_LEG_QTY, 'f')}"
                 )
+            if isinstance(instrument, VanillaOptionInstrument):
+                self._check_strike(instrument, f"{where}.strike")
             try:
                 self.market.value(instrument)
-            except (ValueError, ArithmeticError) as exc:
-                raise ServiceError.out_of_range(f"{where}: cannot be priced ({exc})") from None
+            except (ValueError, ArithmeticError):
+                raise ServiceError.out_of_range(
+                    f"{where}: cannot be priced; check its strike and expiry"
+                ) from None
             tick = self.market.spec(instrument.underlying).min_qty_tick
             if body.qty % tick != 0:
                 raise ServiceError.out_of_range(
@@ -1067,6 +1100,26 @@ class Exchange:
             )
         self.store.add_timer(expires_ms, "rfq_expiry", rfq_id)
         return rfq
+
+    def _check_strike(self, option: VanillaOptionInstrument, where: str) -> None:
+        """A strike within `STRIKE_RANGE` of the underlying's mark, written to the price grid."""
+        mark = self.market.mark_price(option.underlying)
+        low, high = (mark * fraction for fraction in STRIKE_RANGE)
+        if not low <= option.strike <= high:
+            raise ServiceError.out_of_range(
+                f"{where}: must be between {_plain(low)} and {_plain(high)} "
+                f"(1 % to 1000 % of the {option.underlying} mark, {_plain(mark)})"
+            )
+        places = self._price_places(option.underlying)
+        if _places(option.strike) > places:
+            raise ServiceError.out_of_range(f"{where}: at most {places} decimal places")
+
+    def _price_places(self, underlying: str) -> int:
+        """Decimal places a price (or strike) on ``underlying`` may have: its listing's
+        ``precision_requirements.max_decimal_only_figures``."""
+        precision = getattr(self.market.spec(underlying), "precision", None)
+        places = getattr(precision, "max_decimal_only_figures", None)
+        return places if isinstance(places, int) else DEFAULT_PRICE_PLACES
 
     def rfqs_cancel(self, caller: Caller, body: CancelRequest) -> bool:
         """The taker withdraws an open RFQ (not while a trade is clearing on it)."""
