@@ -69,7 +69,7 @@ from tui.widgets.quote_ticket import QuoteTicket
 from tui.widgets.rfq_inbox import RfqInbox
 from tui.widgets.status_bar import PaneAge, StatusBar
 from tui.widgets.trade_tracker import TradeTracker
-from tui.workflows import DeskWorkflows
+from tui.workflows import DeskWorkflows, while_running
 
 Clock = Callable[[], datetime]
 
@@ -287,6 +287,7 @@ class DeskApp(DeskWorkflows):
 
     # -- the feed's messages ----------------------------------------------------------------
 
+    @while_running
     async def on_rfqs_updated(self, message: RfqsUpdated) -> None:
         """File RFQs; refresh the inbox, the ticket or board, the tracker."""
         self._rfq_directions_seen.add(message.direction)
@@ -299,6 +300,7 @@ class DeskApp(DeskWorkflows):
         self._update_hot()
         self._refresh_ages()
 
+    @while_running
     async def on_quotes_updated(self, message: QuotesUpdated) -> None:
         """File quotes; the tracker follows, and a new trade waiting for me rings."""
         store = self.book.quotes_sent if message.direction == "sent" else self.book.quotes_received
@@ -310,24 +312,28 @@ class DeskApp(DeskWorkflows):
         self._update_hot()
         self._refresh_ages()
 
+    @while_running
     def on_trades_updated(self, message: TradesUpdated) -> None:
         """File trades; the blotter adds what is new."""
         self.book.trades = message.trades
         self.query_one(Blotter).show_trades(message.trades)
         self._refresh_ages()
 
+    @while_running
     def on_transfers_updated(self, message: TransfersUpdated) -> None:
         """File transfers; the pools pane shows the selected pool's."""
         self.book.transfers = message.transfers
         self.query_one(PoolsPane).show_detail()
         self._refresh_ages()
 
+    @while_running
     def on_positions_updated(self, message: PositionsUpdated) -> None:
         """File positions; the pools pane shows the selected pool's."""
         self.book.positions = message.positions
         self.query_one(PoolsPane).show_detail()
         self._refresh_ages()
 
+    @while_running
     def on_pools_updated(self, message: PoolsUpdated) -> None:
         """File pools; the pools pane and the ticket's pool choices follow."""
         self.book.pools = {p.pool_id: p for p in message.pools}
@@ -335,12 +341,14 @@ class DeskApp(DeskWorkflows):
         self.query_one(QuoteTicket).refresh_pools()
         self._refresh_ages()
 
+    @while_running
     def on_summary_updated(self, message: SummaryUpdated) -> None:
         """The header's portfolio line."""
         self.book.summary = message.summary
         self.query_one(PortfolioHeader).summary = message.summary
         self._refresh_ages()
 
+    @while_running
     def on_stats_updated(self, message: StatsUpdated) -> None:
         """The market pane (and the marks the ticket prefills from)."""
         self.book.stats = message.stats
@@ -348,6 +356,7 @@ class DeskApp(DeskWorkflows):
             self.query_one(MarketStatsPane).show_stats(message.stats)
         self._refresh_ages()
 
+    @while_running
     def on_companies_updated(self, message: CompaniesUpdated) -> None:
         """Company names everywhere: redraw what shows them."""
         known = set(self.book.companies)
@@ -364,10 +373,12 @@ class DeskApp(DeskWorkflows):
         if me is not None:
             self.query_one(PortfolioHeader).company = f"{me.short_name} · {me.legal_name}"
 
+    @while_running
     def on_assets_updated(self, message: AssetsUpdated) -> None:
         """Underlyings for the structure builder."""
         self.book.assets = message.assets
 
+    @while_running
     def on_clock_synced(self, message: ClockSynced) -> None:
         """Latency, offset, and who the venue says I am."""
         status = self.query_one(StatusBar)
@@ -376,6 +387,7 @@ class DeskApp(DeskWorkflows):
         if message.company_id and self.book.me is None:
             self.book.me = message.company_id
 
+    @while_running
     def on_budget_changed(self, message: BudgetChanged) -> None:
         """Tokens used, latency and offset of the last call."""
         status = self.query_one(StatusBar)
@@ -385,6 +397,7 @@ class DeskApp(DeskWorkflows):
         if message.offset_ms is not None:
             status.offset_ms = message.offset_ms
 
+    @while_running
     def on_connection_changed(self, message: ConnectionChanged) -> None:
         """The header's link state; a toast when it breaks or comes back."""
         header = self.query_one(PortfolioHeader)
@@ -396,6 +409,7 @@ class DeskApp(DeskWorkflows):
             self._toasted_failures.clear()
             self.notify("connected again", title="Venue")
 
+    @while_running
     def on_poll_failed(self, message: PollFailed) -> None:
         """Mark the pane stale (status bar) and toast once per failure streak."""
         if message.topic not in self._toasted_failures:
@@ -404,6 +418,8 @@ class DeskApp(DeskWorkflows):
         self._refresh_ages()
 
     def _refresh_ages(self) -> None:
+        if not self.is_running:
+            return
         feed = self.feed
         now = self.clock()
         ages = []

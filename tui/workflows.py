@@ -10,10 +10,13 @@ the action changed are kicked so the panes catch up at once.
 from __future__ import annotations
 
 import asyncio
+import functools
+import inspect
+from collections.abc import Callable
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import SecretStr
 from textual import work
@@ -41,12 +44,34 @@ from tui.widgets.quote_board import QuoteBoard
 from tui.widgets.quote_ticket import QuoteTicket, locate_quote_field
 from tui.widgets.trade_tracker import TradeTracker
 
+Handler = TypeVar("Handler", bound=Callable[..., Any])
+
 MAJORS = ("BTC", "ETH")
 """Underlyings the structure builder offers first."""
 
 
 class WalletUnavailable(Exception):
     """No wallet key to sign a permit with (none configured, or the unlock was abandoned)."""
+
+
+def while_running(handler: Handler) -> Handler:
+    """Drop a feed message that arrives while the desk shuts down (its panes are gone)."""
+
+    if inspect.iscoroutinefunction(handler):
+
+        @functools.wraps(handler)
+        async def guarded_async(self: App[Any], message: Any) -> None:
+            if self.is_running:
+                await handler(self, message)
+
+        return guarded_async  # type: ignore[return-value]
+
+    @functools.wraps(handler)
+    def guarded(self: App[Any], message: Any) -> None:
+        if self.is_running:
+            handler(self, message)
+
+    return guarded  # type: ignore[return-value]
 
 
 class DeskWorkflows(App[None]):
@@ -558,6 +583,7 @@ class DeskWorkflows(App[None]):
             ActionFinished(kind, ok, summary if ok else message, field_errors, result)
         )
 
+    @while_running
     def on_action_finished(self, message: ActionFinished) -> None:
         """Toast the outcome; put errors next to the fields or panes they belong to."""
         if message.ok:
