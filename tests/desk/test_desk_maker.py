@@ -202,3 +202,21 @@ async def test_replace_pull_and_venue_errors_next_to_the_field(
         await settle(app, pilot)
         await refresh(app, pilot, Topic.QUOTES_SENT)
         assert app.book.live_quote_on(rfq.rfq_id, sandbox.clock.now()) is None
+
+
+async def test_the_inbox_can_hide_settled_rfqs(sandbox: Any, desk: DeskFactory) -> None:
+    app = desk()
+    async with app.run_test(size=SIZE) as pilot:
+        await refresh(app, pilot, Topic.COMPANIES)
+        async with sandbox.client("EMBR") as embr:
+            old = await _rfq_from_embr(sandbox, embr)
+            sandbox.advance(400)
+            live = await _rfq_from_embr(sandbox, embr)
+        await refresh(app, pilot, Topic.RFQS_RECEIVED)
+        inbox = app.query_one(RfqInbox)
+        assert set(inbox.table.row_keys) == {f"received:{old.rfq_id}", f"received:{live.rfq_id}"}
+        inbox.table.focus()
+        await pilot.press("o")
+        assert inbox.table.row_keys == [f"received:{live.rfq_id}"]
+        await pilot.press("o")
+        assert inbox.table.row_count == 2

@@ -123,11 +123,7 @@ class KeyedTable(DataTable[Cell]):
                 continue
             self._cells[key] = values
         if prune:
-            for key in [k for k in self._cells if k not in seen]:
-                self.remove_row(key)
-                del self._cells[key]
-            for key in [k for k in self._backlog if k not in seen]:
-                del self._backlog[key]
+            self.prune_to(seen)
         # A big batch (the first load of a long day) goes in by chunks, one per frame, so the
         # desk stays responsive while the table fills.
         now, later = added[:CHUNK_ROWS], added[CHUNK_ROWS:]
@@ -160,6 +156,14 @@ class KeyedTable(DataTable[Cell]):
     def pending_rows(self) -> int:
         """Rows still queued to be added (a big first load fills in over a few frames)."""
         return len(self._backlog)
+
+    def prune_to(self, keys: set[str]) -> None:
+        """Drop every row whose key is not in ``keys``."""
+        for key in [k for k in self._cells if k not in keys]:
+            self.remove_row(key)
+            del self._cells[key]
+        for key in [k for k in self._backlog if k not in keys]:
+            del self._backlog[key]
 
     def set_cell(self, key: str, column_key: str, value: Cell) -> None:
         """Update one cell in place (a countdown tick, a flash ending)."""

@@ -147,11 +147,15 @@ class QuoteBoard(Vertical):
         self._shown_for = rfq.rfq_id
         now = self.clock()
         price = rfq.structure_price.price if rfq.structure_price else None
-        status = str(rfq.rfq_status)
+        state = (
+            f"expires {fmt.countdown(rfq.rfq_expires_at, now)}"
+            if rfq.rfq_status == RFQStatus.OPEN
+            else f"[$warning]{rfq.rfq_status}[/]"
+        )
         clearing = f"  {fmt.status_words(rfq.clearing_status)}" if rfq.clearing_status else ""
         head.update(
             f"[b]My RFQ {fmt.short_id(rfq.rfq_id)}[/b]  qty {fmt.qty(rfq.qty)}"
-            f"  expires {fmt.countdown(rfq.rfq_expires_at, now)}  {status}{clearing}\n"
+            f"  {state}{clearing}\n"
             f"{fmt.structure_text(rfq.structure)}\n"
             f"structure px {fmt.price(price)}"
         )

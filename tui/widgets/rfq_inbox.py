@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Static
@@ -60,6 +61,8 @@ class RfqInbox(Vertical):
 
     BORDER_TITLE = "RFQ inbox"
 
+    BINDINGS = [Binding("o", "toggle_open", "Open only / all")]
+
     @dataclass
     class Selected(Message):
         """The cursor moved to an RFQ (or to none)."""
@@ -83,6 +86,9 @@ class RfqInbox(Vertical):
         self._flash_until: dict[str, datetime] = {}
         self._seen_received: set[str] | None = None
         self._last_selected: str | None = None
+        self._rfqs: dict[Direction, list[RFQ]] = {"received": [], "sent": []}
+        self._signatures: dict[str, tuple[object, ...]] = {}
+        self.open_only = False
 
     def compose(self) -> ComposeResult:
         """The table and an empty-state hint."""
@@ -117,15 +123,49 @@ class RfqInbox(Vertical):
                     self.post_message(self.Arrived(fresh))
                     self.flash()
             self._seen_received = (self._seen_received or set()) | current
-        rows = []
-        for rfq in rfqs:
-            key = row_key(direction, rfq.rfq_id)
-            self._expiries[key] = rfq.rfq_expires_at
-            rows.append((key, self._cells(direction, rfq, now)))
+        self._rfqs[direction] = rfqs
+        self.render_rows()
+
+    def render_rows(self) -> None:
+        """Merge both directions into the table, rendering only the rows that changed."""
+        now = self.clock()
         table = self.table
+        rows = []
+        keep: set[str] = set()
+        for direction, rfqs in self._rfqs.items():
+            for rfq in rfqs:
+                if self.open_only and rfq.rfq_status != RFQStatus.OPEN:
+                    continue
+                key = row_key(direction, rfq.rfq_id)
+                keep.add(key)
+                self._expiries[key] = rfq.rfq_expires_at
+                # A settled RFQ's row never changes again (its live structure price is moot),
+                # so a long day's hundreds of them cost nothing per poll.
+                is_open = rfq.rfq_status == RFQStatus.OPEN
+                signature = (
+                    str(rfq.rfq_status),
+                    str(rfq.clearing_status),
+                    rfq.best_bid.quote_price if rfq.best_bid else None,
+                    rfq.best_ask.quote_price if rfq.best_ask else None,
+                    len(rfq.bids) + len(rfq.asks),
+                    rfq.structure_price.price if rfq.structure_price and is_open else None,
+                    self.book.company_name(rfq.taker_company),
+                    self._flash_until.get(key, now) > now,
+                )
+                if self._signatures.get(key) == signature and table.has_row(key):
+                    continue
+                self._signatures[key] = signature
+                rows.append((key, self._cells(direction, rfq, now)))
         table.merge(rows)
+        table.prune_to(keep)
         self.query_one("#inbox-empty").display = table.row_count == 0
+        self.border_subtitle = "open only (o: all)" if self.open_only else "all (o: open only)"
         self._announce_selection()
+
+    def action_toggle_open(self) -> None:
+        """Show only open RFQs, or everything."""
+        self.open_only = not self.open_only
+        self.render_rows()
 
     def flash(self) -> None:
         """Briefly highlight the whole pane (a new RFQ came in)."""
