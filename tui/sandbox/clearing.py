@@ -40,7 +40,14 @@ Failure triggers besides the deadlines:
   companies with the same name (case-insensitive) opened first.
 - ``rejected_failed_taker_funding`` / ``rejected_failed_maker_funding`` at the atomic deposit:
   the wallet no longer holds the amount, or the allowance was used up meanwhile (for example by
-  a manual deposit). ``rejected_failed_atomic_deposit``: the pool is no longer open.
+  a manual deposit); and just before any booking, when that side's equity after the trade (its
+  deposit included) would not cover its maintenance margin. ``rejected_failed_atomic_deposit``:
+  the pool is no longer open.
+
+Margin is reserved from accept to booking: a company's deposit for a trade is sized on its
+positions *plus* every other trade still clearing in the same pool (`Clearing.reserved_for`,
+their deposits counted as on their way), and ``max_withdrawable_amount`` keeps that margin back
+too. Two trades accepted against one balance cannot both count on it.
 
 A failed trade frees its RFQ: another quote may be accepted (or, past its expiry, the RFQ
 expires). A booked trade closes the RFQ and voids its other open quotes.
@@ -544,6 +551,87 @@ class Clearing:
             if rfq is not None:
                 self._check_taker_margin(quote, rfq, now_ms)
 
+    def reserved_for(
+        self, pool_id: str, company_id: str, exclude: str | None = None
+    ) -> tuple[list[Holding], Decimal]:
+        """What the trades still clearing in a pool hold back for one of its companies.
+
+        Returns the fills those trades would give ``company_id`` (as taker or maker) and the
+        deposits it has been asked to bring for them; ``exclude`` leaves one trade out (the
+        one being checked). Margin for a trade is reserved from its accept on: a second trade,
+        or a withdrawal, cannot spend money the first one counts on.
+        """
+        fills: list[Holding] = []
+        incoming = _ZERO
+        for quote in self._accepted_quotes():
+            clearing = quote.get("_clearing") or {}
+            if quote["parent_quote_id"] == exclude or clearing.get("pool_id") != pool_id:
+                continue
+            rfq = load_rfq(self.store, quote["target_rfq_id"])
+            if rfq is None:
+                continue
+            if rfq["taker_company"] == company_id:
+                taker, deposit = True, clearing.get("taker_deposit", "0")
+            elif quote["maker_company"] == company_id:
+                taker, deposit = False, clearing.get("maker_deposit", "0")
+            else:
+                continue
+            fills += holdings_for(rfq, quote, clearing["taker_side"], taker=taker)
+            incoming += Decimal(deposit)
+        return fills, incoming
+
+    def _shortfall(
+        self, quote: dict[str, Any], rfq: dict[str, Any], pool: dict[str, Any], company: str
+    ) -> Decimal:
+        """The deposit ``company`` needs for this trade, on top of the trades still clearing."""
+        reserved, incoming = self.reserved_for(pool["pool_id"], company, quote["parent_quote_id"])
+        taker = company == rfq["taker_company"]
+        fills = reserved + holdings_for(rfq, quote, quote["_clearing"]["taker_side"], taker=taker)
+        return self.portfolio.shortfall(
+            pool["pool_id"], company, party_params(pool, company), fills, incoming
+        )
+
+    def _booking_refusal(
+        self, quote: dict[str, Any], rfq: dict[str, Any], pool: dict[str, Any]
+    ) -> ClearingStatus | None:
+        """The last check before booking: each side's equity after the trade (its deposit
+        included, the trades still clearing counted) must cover maintenance margin.
+
+        Initial margin was checked when the deposits were sized; the market may have moved a
+        little since, which a trade may absorb, but not into a position that could be
+        liquidated the moment it is booked.
+        """
+        clearing = quote["_clearing"]
+        sides = (
+            (
+                rfq["taker_company"],
+                True,
+                "taker_deposit",
+                ClearingStatus.REJECTED_FAILED_TAKER_FUNDING,
+            ),
+            (
+                quote["maker_company"],
+                False,
+                "maker_deposit",
+                ClearingStatus.REJECTED_FAILED_MAKER_FUNDING,
+            ),
+        )
+        for company, taker, deposit_key, failure in sides:
+            reserved, incoming = self.reserved_for(
+                pool["pool_id"], company, quote["parent_quote_id"]
+            )
+            fills = reserved + holdings_for(rfq, quote, clearing["taker_side"], taker=taker)
+            after = self.portfolio.state(
+                pool["pool_id"],
+                company,
+                party_params(pool, company),
+                fills,
+                incoming + Decimal(clearing.get(deposit_key, "0")),
+            )
+            if after.maintenance_margin is not None and after.equity < after.maintenance_margin:
+                return failure
+        return None
+
     def _accepted_quotes(self) -> list[dict[str, Any]]:
         rows = self.store.all(
             "SELECT data FROM quotes WHERE status = ? ORDER BY seq", (QuoteState.ACCEPTED,)
@@ -556,10 +644,7 @@ class Clearing:
         pool = load_pool(self.store, quote["_clearing"]["pool_id"])
         assert pool is not None
         taker = rfq["taker_company"]
-        fills = holdings_for(rfq, quote, quote["_clearing"]["taker_side"], taker=True)
-        shortfall = self.portfolio.shortfall(
-            pool["pool_id"], taker, party_params(pool, taker), fills
-        )
+        shortfall = self._shortfall(quote, rfq, pool, taker)
         quote["_clearing"]["taker_deposit"] = format(shortfall, "f")
         if shortfall <= 0:
             self._enter_last_look(quote, now_ms)
@@ -621,14 +706,15 @@ class Clearing:
                 settlement_pool_address=pool["address"],
             )
         maker = quote["maker_company"]
-        fills = holdings_for(rfq, quote, quote["_clearing"]["taker_side"], taker=False)
-        maker_short = self.portfolio.shortfall(
-            pool["pool_id"], maker, party_params(pool, maker), fills
-        )
+        maker_short = self._shortfall(quote, rfq, pool, maker)
         quote["_clearing"]["maker_deposit"] = format(maker_short, "f")
         taker_deposit = Decimal(quote["_clearing"]["taker_deposit"])
         if taker_deposit <= 0 and maker_short <= 0:
-            self.book(quote, rfq, pool, now_ms)
+            refusal = self._booking_refusal(quote, rfq, pool)
+            if refusal is None:
+                self.book(quote, rfq, pool, now_ms)
+            else:
+                self.fail(quote, refusal, now_ms)
         elif maker_short > 0 and not self._allowed(maker, pool, maker_short):
             self._move(quote, ClearingStatus.PENDING_MAKER_DEPOSIT_APPROVAL, now_ms)
             self._deadline(
@@ -726,6 +812,10 @@ class Clearing:
             if wallet.usdc < amount or not self._allowed(company_id, pool, amount):
                 self.fail(quote, failure, now_ms)
                 return
+        refusal = self._booking_refusal(quote, rfq, pool)
+        if refusal is not None:
+            self.fail(quote, refusal, now_ms)
+            return
         for company_id, amount, _ in deposits:
             if amount > 0:
                 self._deposit(quote, pool, company_id, amount, now_ms)

@@ -245,7 +245,9 @@ class Exchange:
         self.chain = Chain(store, block_delay_s=block_delay_s)
         self.portfolio = Portfolio(store, market)
         self.clearing = Clearing(store, self.chain, self.portfolio)
-        self.views = Views(store, self.chain, self.portfolio, market)
+        self.views = Views(
+            store, self.chain, self.portfolio, market, reserved=self.clearing.reserved_for
+        )
         self._lock = threading.RLock()
         self._next_snapshot_ms = clock.now_ms() + SNAPSHOT_EVERY_MS
         self._closed = False
@@ -1243,11 +1245,15 @@ class Exchange:
                 self.chain.spend_allowance(wallet.address, pool["address"], qty)
                 self.chain.move_wallet_usdc(me, -qty)
             else:
-                state = self.portfolio.state(pool["pool_id"], me, party_params(pool, me))
-                if qty > state.max_withdrawable:
+                reserved, incoming = self.clearing.reserved_for(pool["pool_id"], me)
+                withdrawable = self.portfolio.max_withdrawable(
+                    pool["pool_id"], me, party_params(pool, me), reserved, incoming
+                )
+                if qty > withdrawable:
                     raise ServiceError.out_of_range(
-                        f"qty: at most {format(state.max_withdrawable, 'f')} USDC can be "
-                        "withdrawn from this pool now"
+                        f"qty: at most {format(withdrawable, 'f')} USDC can be withdrawn from "
+                        "this pool now (margin of open positions and of trades still clearing "
+                        "stays in)"
                     )
                 self.portfolio.move_balance(pool["pool_id"], me, -qty)
             transfer_id = self.store.new_id()

@@ -281,17 +281,22 @@ def _usdc(value: Decimal) -> Decimal:
 
 @dataclass(frozen=True)
 class PartyState:
-    """A party's money in one pool, as the margin engine sees it."""
+    """A party's money in one pool, as the margin engine sees it.
+
+    ``incoming`` is money on its way into the pool for the trades counted (the deposits of
+    trades still clearing): it backs their margin but is not in the balance yet.
+    """
 
     balance: Decimal
     upnl: Decimal
     initial_margin: Decimal | None
     maintenance_margin: Decimal | None
+    incoming: Decimal = _ZERO
 
     @property
     def equity(self) -> Decimal:
-        """Balance plus uPNL: what backs the margin."""
-        return self.balance + self.upnl
+        """Balance plus uPNL plus deposits on their way: what backs the margin."""
+        return self.balance + self.upnl + self.incoming
 
     @property
     def max_withdrawable(self) -> Decimal:
@@ -499,12 +504,18 @@ class Portfolio:
     # -- margin ---------------------------------------------------------------------------
 
     def state(
-        self, pool_id: str, company_id: str, params: Any, extra: Iterable[Holding] = ()
+        self,
+        pool_id: str,
+        company_id: str,
+        params: Any,
+        extra: Iterable[Holding] = (),
+        incoming: Decimal = _ZERO,
     ) -> PartyState:
         """A party's balance, uPNL and margin in a pool, optionally after hypothetical fills.
 
         ``extra`` holds fills (signed qty at a price) applied on top of the current positions
-        with `apply_fill`, so a trade that reduces a position needs less margin, not more.
+        with `apply_fill`, so a trade that reduces a position needs less margin, not more;
+        ``incoming`` the deposits those fills bring along.
         """
         merged: dict[str, Holding] = {h.key: h for h in self.holdings(pool_id, company_id)}
         realized_total = _ZERO
@@ -524,20 +535,37 @@ class Portfolio:
         margin = margin_for(params, holdings, values)
         balance = self.balance(pool_id, company_id) + realized_total
         if margin is None:
-            return PartyState(balance, upnl, None, None)
-        return PartyState(balance, upnl, margin[0], margin[1])
+            return PartyState(balance, upnl, None, None, incoming)
+        return PartyState(balance, upnl, margin[0], margin[1], incoming)
 
     def shortfall(
-        self, pool_id: str, company_id: str, params: Any, fills: Iterable[Holding]
+        self,
+        pool_id: str,
+        company_id: str,
+        params: Any,
+        fills: Iterable[Holding],
+        incoming: Decimal = _ZERO,
     ) -> Decimal:
         """USDC a party must deposit so that, after ``fills``, equity covers initial margin."""
-        after = self.state(pool_id, company_id, params, fills)
+        after = self.state(pool_id, company_id, params, fills, incoming)
         if after.initial_margin is None:
             return _ZERO
         return _usdc(max(_ZERO, after.initial_margin - after.equity))
 
-    def party_margin(self, pool_id: str, company_id: str, params: Any) -> PartyMargin:
-        """The ``margin_usage`` block of a pool party."""
+    def party_margin(
+        self,
+        pool_id: str,
+        company_id: str,
+        params: Any,
+        reserved: Iterable[Holding] = (),
+        incoming: Decimal = _ZERO,
+    ) -> PartyMargin:
+        """The ``margin_usage`` block of a pool party.
+
+        ``margin_usage`` is the margin of the booked positions; ``max_withdrawable_amount``
+        also keeps back the margin ``reserved`` for trades still clearing (net of the
+        ``incoming`` deposits they bring), so money a trade under way counts on cannot leave.
+        """
         state = self.state(pool_id, company_id, params)
         usage = None
         if state.initial_margin is not None and state.maintenance_margin is not None:
@@ -550,8 +578,29 @@ class Portfolio:
             balance=state.balance,
             margin_params=params,
             margin_usage=usage,
-            max_withdrawable_amount=state.max_withdrawable,
+            max_withdrawable_amount=self.max_withdrawable(
+                pool_id, company_id, params, reserved, incoming, booked=state
+            ),
         )
+
+    def max_withdrawable(
+        self,
+        pool_id: str,
+        company_id: str,
+        params: Any,
+        reserved: Iterable[Holding] = (),
+        incoming: Decimal = _ZERO,
+        *,
+        booked: PartyState | None = None,
+    ) -> Decimal:
+        """What may leave the pool now: free of the margin of the booked positions *and* of
+        the ``reserved`` fills of trades still clearing (net of their ``incoming`` deposits)."""
+        state = booked or self.state(pool_id, company_id, params)
+        reserved = list(reserved)
+        if not reserved:
+            return state.max_withdrawable
+        clearing = self.state(pool_id, company_id, params, reserved, incoming)
+        return min(state.max_withdrawable, clearing.max_withdrawable)
 
 
 def margin_usage(initial: Decimal, maintenance: Decimal) -> MarginUsage:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
@@ -34,7 +35,13 @@ from tui.api.models import (
 )
 from tui.sandbox.chain import Chain
 from tui.sandbox.clearing import QuoteState, holdings_for, load_pool, party_params
-from tui.sandbox.portfolio import PartyState, Portfolio, margin_usage, parse_margin_params
+from tui.sandbox.portfolio import (
+    Holding,
+    PartyState,
+    Portfolio,
+    margin_usage,
+    parse_margin_params,
+)
 from tui.sandbox.store import Store
 
 __all__ = ["Views", "public"]
@@ -52,11 +59,20 @@ def public(record: dict[str, Any]) -> dict[str, Any]:
 class Views:
     """Renders stored RFQs, quotes and pools for a viewer."""
 
-    def __init__(self, store: Store, chain: Chain, portfolio: Portfolio, market: Any) -> None:
+    def __init__(
+        self,
+        store: Store,
+        chain: Chain,
+        portfolio: Portfolio,
+        market: Any,
+        reserved: Callable[[str, str], tuple[list[Holding], Decimal]] | None = None,
+    ) -> None:
         self.store = store
         self.chain = chain
         self.portfolio = portfolio
         self.market = market
+        # What the trades still clearing hold back in a pool for a company.
+        self.reserved = reserved
 
     # -- quotes -------------------------------------------------------------------------------
 
@@ -183,11 +199,11 @@ class Views:
         creator wrote can break the other party's reads."""
         try:
             params = party_params(pool, company)
-            return dict(
-                self.portfolio.party_margin(pool["pool_id"], company, params).model_dump(
-                    mode="json"
-                )
+            fills, incoming = (
+                self.reserved(pool["pool_id"], company) if self.reserved else ([], _ZERO)
             )
+            margin = self.portfolio.party_margin(pool["pool_id"], company, params, fills, incoming)
+            return dict(margin.model_dump(mode="json"))
         except (ValueError, ArithmeticError):
             balance = self.portfolio.balance(pool["pool_id"], company)
             return _degraded_margin(pool, company, balance)
