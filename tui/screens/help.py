@@ -21,7 +21,7 @@ HELP_TEXT = """\
   ctrl+p       command palette (themes, every action)
   tab          next pane · ? or f1 this help · ctrl+q quit
 
-[b]RFQ inbox[/b]       ↑↓ pick an RFQ · enter its ticket (received) or its quotes (sent) · o open only
+[b]RFQ inbox[/b]       ↑↓ pick an RFQ · enter its ticket or its quotes · o open RFQs only
 [b]Quote ticket[/b]    type bid/ask per leg · ctrl+s send · ctrl+r replace · ctrl+w pull quote
 [b]Quotes on my RFQ[/b] ↑↓ pick a quote · b buy at its ask · s sell at its bid · x cancel the RFQ
 [b]Trades in clearing[/b] a accept last look · r reject last look · p approve deposit (sign permit)
