@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 from exchange_kit import Kit
 
-from tui.api.models import PayoffType
+from tui.api.models import LegQuote, PayoffType
 
 D = Decimal
 
@@ -118,3 +118,51 @@ def test_market_stats_count_each_trade_once(kit):
     later = kit.ex.market_stats()
     assert later.total_volume_24h == 0
     assert later.cumulative_volume == 5 * mark
+
+
+def test_realized_pnl_comes_from_the_exact_cost_basis():
+    from tui.sandbox.portfolio import apply_fill
+
+    qty, cost = D(0), D(0)
+    for fill_qty, price in ((D(1), D(100)), (D(2), D(101))):
+        qty, cost, realized = apply_fill(qty, cost, fill_qty, price)
+        assert realized == 0
+    assert (qty, cost) == (3, 302)
+    assert apply_fill(qty, cost, D(-3), D(102)) == (0, 0, 4)
+    # Closing in parts realizes amounts rounded to USDC's 6 places that still add up to 4.
+    qty, cost, first = apply_fill(qty, cost, D(-1), D(102))
+    assert first == D("1.333333") and (qty, cost) == (2, D("201.333333"))
+    qty, cost, second = apply_fill(qty, cost, D(-2), D(102))
+    assert second == D("2.666667") and first + second == 4
+    # A short mirror of the same trades realizes exactly the opposite.
+    short = apply_fill(D(-3), D(-302), D(1), D(102))
+    assert short[2] == -first
+
+
+def test_booked_realized_pnl_is_exact_and_the_pool_conserves_money(kit):
+    pool_id = kit.seed_pool_id()
+    base = kit.ex.market.mark_price("BTC").quantize(D(1))
+    desk_before, alpha_before = kit.balance("DESK", pool_id), kit.balance("ALPHA", pool_id)
+
+    def at(price, qty, side):
+        rfq = kit.rfq(qty=qty)
+        leg = rfq.rfq_legs[0].rfq_leg_id
+        quote = kit.quote(
+            "ALPHA", rfq, leg_quotes=[LegQuote(target_rfq_leg_id=leg, bid=price, ask=price)]
+        )
+        kit.accept("DESK", quote, side)
+        kit.last_look("ALPHA", quote)
+
+    at(base, "1", "buy")
+    at(base + 1, "2", "buy")
+    (position,) = kit.ex.portfolio_positions(kit["DESK"], limit=10, offset=0).items
+    assert position.avg_entry_price == ((3 * base + 2) / 3).quantize(D("1e-8"))  # 8 places
+    at(base + 2, "1", "sell")
+    at(base + 2, "2", "sell")
+    desk_gain = kit.balance("DESK", pool_id) - desk_before
+    alpha_gain = kit.balance("ALPHA", pool_id) - alpha_before
+    assert desk_gain == 4 and alpha_gain == -4
+    assert kit.ex.portfolio_positions(kit["DESK"], limit=10, offset=0).items == []
+    for name in ("DESK", "ALPHA"):
+        exponent = kit.balance(name, pool_id).as_tuple().exponent
+        assert isinstance(exponent, int) and exponent >= -6

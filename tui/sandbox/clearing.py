@@ -870,6 +870,7 @@ class Clearing:
             instrument = parse_instrument(leg["instrument"])
             qty = Decimal(leg["qty"])
             under = Decimal(self.portfolio.value(instrument).underlying_price)
+            taker_realized = _ZERO  # the taker's fill is booked first
             for company, counterparty, side, role in (
                 (taker, maker, taker_leg_side, TradeRole.TAKER),
                 (maker, taker, taker_leg_side.opposite, TradeRole.MAKER),
@@ -905,7 +906,9 @@ class Clearing:
                     },
                 )
                 signed = qty if side is TradeSide.BUY else -qty
-                self.portfolio.book_fill(
+                # The maker's fill realizes the exact opposite of the taker's: the pool's money
+                # is conserved whatever rounding the taker's side needed.
+                realized = self.portfolio.book_fill(
                     pool["pool_id"],
                     company,
                     instrument,
@@ -913,7 +916,10 @@ class Clearing:
                     price,
                     as_taker=role is TradeRole.TAKER,
                     now_ms=now_ms,
+                    realized=None if role is TradeRole.TAKER else -taker_realized,
                 )
+                if role is TradeRole.TAKER:
+                    taker_realized = realized
         quote["quote_status"] = QuoteState.FILLED.value
         quote["pool_location"] = pool["pool_id"]
         self._move(quote, ClearingStatus.SUCCESS_TRADES_BOOKED_INTO_POOL, now_ms)

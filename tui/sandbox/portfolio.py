@@ -5,12 +5,14 @@ Economics of the sandbox (a real venue's rules, simplified; every number is Deci
 - **Futures-style margining of every instrument.** Booking a trade moves no cash: the buyer of
   one unit at ``p`` gains ``mark - p`` (and the seller loses it) as uPNL. Options, spot and
   futures are all held this way, so pool balances move only by deposits, withdrawals and
-  realized P&L. Closing (part of) a position realizes ``(price - avg_entry) * closed_qty`` into
-  the pool balance; the counterparty in the same pool realizes the opposite, so a pool's
-  total balance never changes by trading.
-- **Positions** are per (pool, company, instrument): a signed ``qty``, the volume-weighted
-  ``avg_entry_price`` of the open quantity, and ``taker_qty``, the net signed quantity the
-  company traded *as taker* in it. A position that goes flat is removed.
+  realized P&L. Closing (part of) a position realizes ``closed_qty x price`` minus the closed
+  part's exact cost basis, rounded to USDC's 6 decimals, into the pool balance; the
+  counterparty in the same pool books the exact opposite, so a pool's total balance never
+  changes by trading and balances never carry more than 6 decimals.
+- **Positions** are per (pool, company, instrument): a signed ``qty``, its exact cost basis
+  (``cost``, the signed sum of ``qty x price`` still open; see `apply_fill`), the
+  ``avg_entry_price`` shown for it (``cost / qty`` to 8 decimals), and ``taker_qty``, the net
+  signed quantity the company traded *as taker* in it. A position that goes flat is removed.
 - **Margin balance (equity)** of a party = pool balance + uPNL of its positions at the mark.
   **Free balance** = equity - initial margin of its positions; ``max_withdrawable_amount`` =
   ``max(0, min(balance, free))`` (an unrealized gain backs margin but is not withdrawable).
@@ -42,7 +44,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from decimal import ROUND_CEILING, Decimal
+from decimal import ROUND_CEILING, ROUND_HALF_EVEN, Decimal
 from typing import Any, Protocol
 
 from pydantic import TypeAdapter
@@ -76,18 +78,21 @@ __all__ = [
     "Valuation",
     "ValuationSource",
     "apply_fill",
+    "average_price",
     "canonical_instrument",
     "instrument_key",
     "margin_for",
     "margin_usage",
     "parse_instrument",
     "parse_margin_params",
+    "round_money",
 ]
 
 USDC_QUANTUM = Decimal("0.000001")
 """USDC has 6 decimals: deposits, allowances and margin shortfalls are in whole base units."""
 
 _ZERO = Decimal(0)
+_AVG_QUANTUM = Decimal("1e-8")
 _INSTRUMENT: TypeAdapter[Any] = TypeAdapter(Instrument)
 _MARGIN_PARAMS: TypeAdapter[Any] = TypeAdapter(MarginParams)
 _KNOWN_INSTRUMENTS: tuple[type[KnownInstrument], ...] = (
@@ -147,41 +152,76 @@ def instrument_key(instrument: Any) -> str:
     return json.dumps(data, sort_keys=True, separators=(",", ":"))
 
 
-def apply_fill(
-    qty: Decimal, avg: Decimal, fill_qty: Decimal, fill_price: Decimal
-) -> tuple[Decimal, Decimal, Decimal]:
-    """A position after a signed fill: ``(new_qty, new_avg_entry, realized_pnl)``.
+def round_money(value: Decimal) -> Decimal:
+    """An amount of USDC rounded to its 6 decimals, half to even.
 
-    Adding to a position averages the entry price; reducing it realizes P&L on the closed
-    part at the old average; crossing through zero opens the rest at the fill price.
+    Half-even is symmetric (``round(-x) == -round(x)``), so two mirror positions realize
+    exact opposites.
+    """
+    return value.quantize(USDC_QUANTUM, rounding=ROUND_HALF_EVEN)
+
+
+def apply_fill(
+    qty: Decimal,
+    cost: Decimal,
+    fill_qty: Decimal,
+    fill_price: Decimal,
+    realized: Decimal | None = None,
+) -> tuple[Decimal, Decimal, Decimal]:
+    """A position after a signed fill: ``(new_qty, new_cost, realized_pnl)``.
+
+    ``cost`` is the position's exact cost basis, the sum of signed ``qty x price`` of what is
+    open (never an average, which would have to be rounded). Adding to a position adds to the
+    basis; reducing it realizes ``closed x price - the closed part's basis``, rounded to USDC's
+    6 decimals, and takes off the basis exactly what that leaves (``closed x price -
+    realized``), so the realized amounts of a position's life add up to its exact P&L.
+    Crossing through zero opens the rest at the fill price. ``realized`` imposes the amount to
+    realize (the exact opposite of what the counterparty's mirror position realized).
     """
     new_qty = qty + fill_qty
     if qty == 0 or (qty > 0) == (fill_qty > 0):
-        total = abs(qty) + abs(fill_qty)
-        new_avg = (avg * abs(qty) + fill_price * abs(fill_qty)) / total if total else _ZERO
-        return new_qty, new_avg, _ZERO
+        return new_qty, cost + fill_qty * fill_price, _ZERO
     closed = min(abs(qty), abs(fill_qty))
-    direction = Decimal(1) if qty > 0 else Decimal(-1)
-    realized = (fill_price - avg) * closed * direction
+    closed_signed = closed if qty > 0 else -closed
+    closed_cost = cost if closed == abs(qty) else cost * closed / abs(qty)
+    if realized is None:
+        realized = round_money(closed_signed * fill_price - closed_cost)
     if new_qty == 0:
         return new_qty, _ZERO, realized
     if (new_qty > 0) == (qty > 0):
-        return new_qty, avg, realized
-    return new_qty, fill_price, realized
+        return new_qty, cost - closed_signed * fill_price + realized, realized
+    return new_qty, new_qty * fill_price, realized
+
+
+def average_price(qty: Decimal, cost: Decimal) -> Decimal:
+    """The average entry price of a position for display: ``cost / qty`` to 8 decimals."""
+    if qty == 0:
+        return _ZERO
+    return (cost / qty).quantize(_AVG_QUANTUM, rounding=ROUND_HALF_EVEN).normalize()
 
 
 @dataclass(frozen=True)
 class Holding:
-    """A signed quantity of one instrument at an average entry price (held or hypothetical)."""
+    """A signed quantity of one instrument at an average entry price (held or hypothetical).
+
+    ``cost`` is the exact cost basis (signed ``qty x price`` summed); None for a hypothetical
+    fill or an old row, where it is ``qty x avg_entry_price``.
+    """
 
     instrument: Any
     qty: Decimal
     avg_entry_price: Decimal
+    cost: Decimal | None = None
 
     @property
     def key(self) -> str:
         """The instrument key of this holding."""
         return instrument_key(self.instrument)
+
+    @property
+    def basis(self) -> Decimal:
+        """The exact cost basis of the holding."""
+        return self.cost if self.cost is not None else self.qty * self.avg_entry_price
 
 
 def _simple_asset(params: SimpleMarginParams, underlying: str) -> SimpleAsset:
@@ -368,7 +408,7 @@ class Portfolio:
     def holdings(self, pool_id: str, company_id: str) -> list[Holding]:
         """A company's open positions in one pool."""
         rows = self.store.all(
-            "SELECT instrument, qty, avg_entry_price FROM positions "
+            "SELECT instrument, qty, avg_entry_price, cost FROM positions "
             "WHERE pool_id = ? AND company_id = ? ORDER BY seq",
             (pool_id, company_id),
         )
@@ -377,6 +417,7 @@ class Portfolio:
                 parse_instrument(json.loads(r["instrument"])),
                 Decimal(r["qty"]),
                 Decimal(r["avg_entry_price"]),
+                None if r["cost"] is None else Decimal(r["cost"]),
             )
             for r in rows
         ]
@@ -391,20 +432,39 @@ class Portfolio:
         *,
         as_taker: bool,
         now_ms: int,
+        realized: Decimal | None = None,
     ) -> Decimal:
-        """Apply one fill to a position; realized P&L goes into the pool balance. Returns it."""
+        """Apply one fill to a position; realized P&L goes into the pool balance. Returns it.
+
+        ``realized`` imposes the amount realized (see `apply_fill`): the counterparty's fill
+        of the same trade books the exact opposite of this side's, so the pool's money is
+        conserved to the last base unit.
+        """
         key = instrument_key(instrument)
         row = self.store.one(
-            "SELECT qty, avg_entry_price, taker_qty FROM positions "
+            "SELECT qty, avg_entry_price, taker_qty, cost FROM positions "
             "WHERE pool_id = ? AND company_id = ? AND ikey = ?",
             (pool_id, company_id, key),
         )
         qty = Decimal(row["qty"]) if row else _ZERO
-        avg = Decimal(row["avg_entry_price"]) if row else _ZERO
+        cost = _ZERO
+        if row is not None:
+            cost = (
+                Decimal(row["cost"])
+                if row["cost"] is not None
+                else qty * Decimal(row["avg_entry_price"])
+            )
         taker_qty = Decimal(row["taker_qty"]) if row else _ZERO
-        new_qty, new_avg, realized = apply_fill(qty, avg, signed_qty, price)
+        new_qty, new_cost, booked = apply_fill(qty, cost, signed_qty, price, realized)
         if as_taker:
             taker_qty += signed_qty
+        columns = {
+            "qty": format(new_qty, "f"),
+            "avg_entry_price": format(average_price(new_qty, new_cost), "f"),
+            "cost": format(new_cost, "f"),
+            "taker_qty": format(taker_qty, "f"),
+            "updated_ms": now_ms,
+        }
         if new_qty == 0:
             self.store.execute(
                 "DELETE FROM positions WHERE pool_id = ? AND company_id = ? AND ikey = ?",
@@ -420,29 +480,18 @@ class Portfolio:
                     "underlying": instrument.underlying,
                     "instrument_type": str(instrument.instrument_type),
                     "instrument": key,
-                    "qty": format(new_qty, "f"),
-                    "avg_entry_price": format(new_avg, "f"),
-                    "taker_qty": format(taker_qty, "f"),
-                    "updated_ms": now_ms,
+                    **columns,
                 },
             )
         else:
             self.store.execute(
-                "UPDATE positions SET qty = ?, avg_entry_price = ?, taker_qty = ?, updated_ms = ? "
-                "WHERE pool_id = ? AND company_id = ? AND ikey = ?",
-                (
-                    format(new_qty, "f"),
-                    format(new_avg, "f"),
-                    format(taker_qty, "f"),
-                    now_ms,
-                    pool_id,
-                    company_id,
-                    key,
-                ),
+                "UPDATE positions SET qty = ?, avg_entry_price = ?, cost = ?, taker_qty = ?, "
+                "updated_ms = ? WHERE pool_id = ? AND company_id = ? AND ikey = ?",
+                (*columns.values(), pool_id, company_id, key),
             )
-        if realized:
-            self.move_balance(pool_id, company_id, realized)
-        return realized
+        if booked:
+            self.move_balance(pool_id, company_id, booked)
+        return booked
 
     def position_page(
         self, company_id: str, *, pool_id: str | None, limit: int, offset: int
@@ -521,15 +570,17 @@ class Portfolio:
         realized_total = _ZERO
         for fill in extra:
             current = merged.get(fill.key)
-            qty, avg = (current.qty, current.avg_entry_price) if current else (_ZERO, _ZERO)
-            new_qty, new_avg, realized = apply_fill(qty, avg, fill.qty, fill.avg_entry_price)
-            merged[fill.key] = Holding(fill.instrument, new_qty, new_avg)
+            qty, cost = (current.qty, current.basis) if current else (_ZERO, _ZERO)
+            new_qty, new_cost, realized = apply_fill(qty, cost, fill.qty, fill.avg_entry_price)
+            merged[fill.key] = Holding(
+                fill.instrument, new_qty, average_price(new_qty, new_cost), new_cost
+            )
             # Realized P&L of a hypothetical fill moves into the balance, as booking would.
             realized_total += realized
         holdings = list(merged.values())
         values = {h.key: self.value(h.instrument) for h in holdings if h.qty != 0}
         upnl = sum(
-            ((Decimal(values[h.key].price) - h.avg_entry_price) * h.qty for h in holdings if h.qty),
+            (Decimal(values[h.key].price) * h.qty - h.basis for h in holdings if h.qty),
             _ZERO,
         )
         margin = margin_for(params, holdings, values)
