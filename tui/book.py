@@ -7,6 +7,7 @@ the pool of a quote, which trades wait for *me*, the clearing path of an accepte
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
@@ -83,6 +84,48 @@ class DepositHint:
 
 
 @dataclass(frozen=True)
+class LegFill:
+    """One leg of an accepted quote: how much of it trades and at which leg price."""
+
+    qty: Decimal
+    price: Decimal
+
+
+def gross_notional(legs: Iterable[LegFill | Trade]) -> Decimal:
+    """The notional of a trade: the sum over its legs of ``|leg qty x leg price|``.
+
+    Notional is gross, never negative, and counts every leg: a calendar spread bought at a
+    small (even negative) structure price still carries the full size of both legs. The
+    structure price times the quantity is the *premium* paid or received, not the notional.
+    Every pane that shows a notional (tracker, accept confirmation, blotter) uses this.
+    """
+    return sum((abs(leg.qty * leg.price) for leg in legs), Decimal(0))
+
+
+def leg_fills(rfq: RFQ, quote: Quote, taker_side: TradeSide) -> tuple[LegFill, ...] | None:
+    """Each RFQ leg's quantity and its price when the taker trades ``quote`` on ``taker_side``.
+
+    The taker buying the structure buys its buy legs at the maker's leg ask and sells its sell
+    legs at the leg bid; selling the structure is the mirror image. None when the quote does
+    not price a leg on the side that trades (or the RFQ's legs are not known).
+    """
+    per_leg = {leg_quote.target_rfq_leg_id: leg_quote for leg_quote in quote.per_leg_quotes}
+    if not rfq.rfq_legs:
+        return None
+    fills = []
+    for leg in rfq.rfq_legs:
+        leg_quote = per_leg.get(leg.rfq_leg_id)
+        if leg_quote is None:
+            return None
+        taker_buys_leg = (str(leg.side) == TradeSide.BUY) == (taker_side is TradeSide.BUY)
+        price = leg_quote.ask if taker_buys_leg else leg_quote.bid
+        if price is None:
+            return None
+        fills.append(LegFill(leg.qty, price))
+    return tuple(fills)
+
+
+@dataclass(frozen=True)
 class TrackedTrade:
     """An accepted quote seen from this company: role, terms, path, and what to do next."""
 
@@ -98,6 +141,8 @@ class TrackedTrade:
     next_step: NextStep
     deadline: datetime | None
     accepted_at: datetime | None
+    fills: tuple[LegFill, ...] | None = None
+    """Each leg's quantity and price at the taker's side, when every leg's price is known."""
 
     @property
     def key(self) -> str:
@@ -106,7 +151,12 @@ class TrackedTrade:
 
     @property
     def notional(self) -> Decimal | None:
-        """Price times quantity, when both are known."""
+        """The gross notional over the legs (`gross_notional`), when every leg is priced."""
+        return gross_notional(self.fills) if self.fills is not None else None
+
+    @property
+    def premium(self) -> Decimal | None:
+        """Structure price times quantity (signed as the structure price), when both are known."""
         if self.price is None or self.qty is None:
             return None
         return self.price * self.qty
@@ -227,10 +277,13 @@ class DeskBook:
         )
         side: TradeSide | None = None
         price: Decimal | None = None
+        fills: tuple[LegFill, ...] | None = None
         if taker_side in (TradeSide.BUY, TradeSide.SELL):
             taker = TradeSide(str(taker_side))
             side = taker if role is Role.TAKER else taker.opposite
             price = quote.aggregated_ask if taker is TradeSide.BUY else quote.aggregated_bid
+            if rfq is not None:
+                fills = leg_fills(rfq, quote, taker)
         counterparty = quote.maker_company if role is Role.TAKER else None
         if counterparty is None and rfq is not None:
             counterparty = rfq.taker_company
@@ -258,6 +311,7 @@ class DeskBook:
             next_step=next_step,
             deadline=deadline,
             accepted_at=accepted_at,
+            fills=fills,
         )
 
     def needs_me(self) -> list[TrackedTrade]:

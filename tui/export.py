@@ -13,6 +13,7 @@ from pathlib import Path
 
 from tui.api.models import Trade, Transfer, instrument_label
 from tui.api.types import decimal_to_wire, format_timestamp
+from tui.book import gross_notional
 
 TRADE_FIELDS = (
     "id",
@@ -55,7 +56,7 @@ def trade_row(trade: Trade) -> dict[str, str]:
         "instrument": instrument_label(trade.instrument),
         "qty": decimal_to_wire(trade.qty),
         "price": decimal_to_wire(trade.price),
-        "notional": decimal_to_wire(trade.qty * trade.price),
+        "notional": decimal_to_wire(gross_notional([trade])),
         "counterparty": trade.counterparty,
         "pool_location": trade.pool_location,
         "source_rfq": trade.source_rfq,

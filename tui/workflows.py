@@ -27,7 +27,7 @@ from tui import actions
 from tui.api.client import ServiceClient
 from tui.api.errors import ApiError
 from tui.api.models import RequestAction, RFQStatus, TradeSide
-from tui.book import DepositHint, DeskBook, TrackedTrade
+from tui.book import DepositHint, DeskBook, TrackedTrade, gross_notional, leg_fills
 from tui.export import export_csv
 from tui.feed import Feed
 from tui.messages import ActionFinished, ActionKind, Topic
@@ -48,6 +48,19 @@ Handler = TypeVar("Handler", bound=Callable[..., Any])
 
 MAJORS = ("BTC", "ETH")
 """Underlyings the structure builder offers first."""
+
+
+def premium_words(side: TradeSide, price: Decimal, qty: Decimal | None) -> str:
+    """The premium of an accept in words: price x qty, and whether the taker pays or receives.
+
+    Buying at a positive price pays, at a negative price (a credit spread) receives; selling
+    is the mirror image.
+    """
+    if qty is None:
+        return fmt.DASH
+    amount = price * qty
+    pays = (amount >= 0) == (side is TradeSide.BUY)
+    return f"{fmt.money(abs(amount))} USDC {'you pay' if pays else 'you receive'}"
 
 
 class WalletUnavailable(Exception):
@@ -142,7 +155,9 @@ class DeskWorkflows(App[None]):
         rfq = self.book.rfqs_sent.get(message.rfq_id)
         quote = self.book.quotes_received.get(message.quote_id)
         qty = rfq.qty if rfq else None
-        notional = message.price * qty if qty is not None else None
+        fills = leg_fills(rfq, quote, message.side) if rfq and quote else None
+        notional = gross_notional(fills) if fills is not None else None
+        premium = premium_words(message.side, message.price, qty)
         maker = self.book.company_name(quote.maker_company) if quote else "the maker"
         if quote is not None and quote.pool_location:
             address = self.book.pool_address(quote.pool_location) or "address pending"
@@ -163,7 +178,8 @@ class DeskWorkflows(App[None]):
             f"[b {tone}]{side_word}[/] {fmt.qty(qty)} x {structure}\n"
             f"price     [b]{fmt.price(message.price)}[/b]  "
             f"({which} of {maker}, quote {fmt.short_id(message.quote_id)})\n"
-            f"notional  [b]{fmt.money(notional)}[/b] USDC\n"
+            f"notional  [b]{fmt.money(notional)}[/b] USDC  (Σ |leg qty x leg price|)\n"
+            f"premium   {premium}\n"
             f"pool      {pool}\n"
             f"{expiry}"
         )

@@ -7,15 +7,13 @@ only when its value changed (a status moving on), with fixed column widths, so a
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
 from tui.api.models import Trade, instrument_label
-from tui.book import DeskBook
+from tui.book import DeskBook, gross_notional
 from tui.widgets import fmt
 from tui.widgets.keyed_table import Column, KeyedTable, SortText
 from tui.widgets.palette import right, toned
@@ -66,9 +64,8 @@ class Blotter(Vertical):
                 self._shown[trade.id] = shown
                 rows.append((trade.id, self.cells(trade)))
         table.merge(rows)
-        notional = sum((t.price * t.qty for t in trades), Decimal(0))
         self.query_one("#blotter-count", Static).update(
-            f"{len(trades):,} trade legs  notional {fmt.money(notional)}"
+            f"{len(trades):,} trade legs  notional {fmt.money(gross_notional(trades))}"
         )
 
     def restyle(self) -> None:
@@ -96,7 +93,7 @@ class Blotter(Vertical):
             instrument_label(trade.instrument),
             right(fmt.qty(trade.qty)),
             right(fmt.price(trade.price)),
-            right(fmt.money(trade.price * trade.qty)),
+            right(fmt.money(gross_notional([trade]))),
             self.book.company_name(trade.counterparty),
             self.book.pool_name(trade.pool_location)[:12],
             status_cell,

@@ -70,8 +70,8 @@ def render_trade(trade: TrackedTrade, book: DeskBook, now: datetime) -> str:
         names.append(f"[{tone}]{mark} {escape(name):<{width}}[/]")
         times.append(f"  [$text-muted]{when:<{width}}[/]")
     details = (
-        f"notional {fmt.money(trade.notional)} · quote {fmt.short_id(trade.key)}"
-        f" · RFQ {fmt.short_id(trade.quote.target_rfq_id)}"
+        f"notional {fmt.money(trade.notional)} · premium {fmt.money(trade.premium)}"
+        f" · quote {fmt.short_id(trade.key)} · RFQ {fmt.short_id(trade.quote.target_rfq_id)}"
     )
     if trade.next_step is NextStep.LAST_LOOK:
         left = fmt.countdown(trade.deadline, now)
