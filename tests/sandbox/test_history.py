@@ -137,3 +137,33 @@ def test_history_config_refuses_nonsense():
         HistoryConfig(scale=-1)
     with pytest.raises(ValueError, match="pairs"):
         HistoryConfig(pairs=())
+
+
+def test_an_interrupted_seeding_leaves_nothing_and_runs_again_on_the_next_start(kit, monkeypatch):
+    from tui.sandbox import history
+
+    played = []
+    real_play = history._HistoryPlayer.play
+
+    def play_then_die(self, trade, majors):
+        if len(played) == 3:
+            raise KeyboardInterrupt  # the process is stopped half-way
+        played.append(trade)
+        real_play(self, trade, majors)
+
+    monkeypatch.setattr(history._HistoryPlayer, "play", play_then_die)
+    with pytest.raises(KeyboardInterrupt):
+        seed_history(kit.ex, SMALL)
+    assert kit.ex.store.meta_get(HISTORY_META_KEY) is None
+    assert kit.ex.store.scalar("SELECT COUNT(*) FROM pools WHERE name LIKE '% main'") == 1
+    assert kit.ex.market_stats().cumulative_volume == 0
+
+    monkeypatch.setattr(history._HistoryPlayer, "play", real_play)
+    from tui.sandbox.exchange import Exchange
+
+    path, seed = kit.ex.store.path, kit.ex.market.seed
+    kit.ex.close()
+    kit.ex = Exchange.open(path, seed=seed, clock=kit.clock, block_delay_s=2.0)
+    report = seed_history(kit.ex, SMALL)
+    assert report is not None and report.booked == report.planned > 0
+    assert kit.ex.store.meta_get(HISTORY_META_KEY) is not None

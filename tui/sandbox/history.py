@@ -373,14 +373,33 @@ def seed_history(exchange: Any, config: HistoryConfig | None = None) -> HistoryR
 
     Runs once per database (a meta key records it), before the server serves: it moves its own
     clock, never the live one. Takes a few seconds at the default volumes.
-    """
-    from tui.sandbox.exchange import Exchange
-    from tui.sandbox.market import Market
 
+    All of it is one store transaction (the engine's own writes nest inside as savepoints),
+    committed together with the meta key: a process killed half-way leaves the database as it
+    was before, and the next start plays the history again from the beginning.
+    """
     config = config or HistoryConfig()
     store = exchange.store
     if store.meta_get(HISTORY_META_KEY) is not None:
         return None
+    with store.transaction():
+        report = _play_history(exchange, config)
+        store.meta_set(HISTORY_META_KEY, str(report.end_ms))
+    log.info(
+        "seeded history: %d trades booked (%d failed), %s USDC",
+        report.booked,
+        report.failed,
+        format(report.volume.quantize(Decimal(1)), "f"),
+    )
+    return report
+
+
+def _play_history(exchange: Any, config: HistoryConfig) -> HistoryReport:
+    """Plan and play the history through a second engine on a clock of its own."""
+    from tui.sandbox.exchange import Exchange
+    from tui.sandbox.market import Market
+
+    store = exchange.store
     live_market = exchange.market
     seed = int(store.meta_get("seed") or live_market.seed)
     now_ms = exchange.clock.now_ms()
@@ -413,12 +432,4 @@ def seed_history(exchange: Any, config: HistoryConfig | None = None) -> HistoryR
     # Catch up with the live clock so every history timer (RFQ and quote expiries) has run.
     player.to(exchange.clock.now_ms())
     report.end_ms = clock.now_ms()
-    with store.transaction():
-        store.meta_set(HISTORY_META_KEY, str(report.end_ms))
-    log.info(
-        "seeded history: %d trades booked (%d failed), %s USDC",
-        report.booked,
-        report.failed,
-        format(report.volume.quantize(Decimal(1)), "f"),
-    )
     return report
