@@ -32,7 +32,7 @@ from tui.export import export_csv
 from tui.feed import Feed
 from tui.messages import ActionFinished, ActionKind, Topic
 from tui.screens.confirm import ConfirmScreen
-from tui.screens.new_rfq import NewRfqScreen
+from tui.screens.new_rfq import NewRfqScreen, rfq_errors_from_api
 from tui.screens.password import PasswordScreen
 from tui.screens.permit import MoneyAction, MoneyForm, PermitScreen
 from tui.screens.pool_create import NewPoolScreen
@@ -97,6 +97,8 @@ class DeskWorkflows(App[None]):
     export_dir: Path
     _fixed_clock: Any
     _wallet_key: SecretStr | None
+    _follow_rfq: str | None
+    """An RFQ just sent: the inbox moves to it when it first shows (its quotes come there)."""
 
     def clock(self) -> datetime:
         """Now, as the venue sees it: the injected clock, else local time plus server offset."""
@@ -272,21 +274,32 @@ class DeskWorkflows(App[None]):
             else {}
         )
 
-        def built(request: Any) -> None:
-            if request is not None:
-                self._send_rfq(request)
-
         self.push_screen(
-            NewRfqScreen(companies, underlyings or ["BTC", "ETH"], self.clock, intervals), built
+            NewRfqScreen(companies, underlyings or ["BTC", "ETH"], self.clock, intervals)
         )
 
+    def on_new_rfq_screen_send(self, message: NewRfqScreen.Send) -> None:
+        """The builder's request is valid: send it; the builder waits for the answer."""
+        self._send_rfq(message.builder, message.request)
+
     @work(group="actions", exit_on_error=False)
-    async def _send_rfq(self, request: Any) -> None:
+    async def _send_rfq(self, builder: NewRfqScreen, request: Any) -> None:
         try:
             rfq = await self._client().rfqs_new(request)
         except ApiError as error:
+            if builder.is_attached and builder.sending:
+                # The builder is still open: the reasons go under its fields, not in a toast.
+                builder.refused(rfq_errors_from_api(error))
+                return
             self._finished(ActionKind.NEW_RFQ, error=error)
             return
+        except Exception as error:
+            if builder.is_attached and builder.sending:
+                builder.refused({FORM: f"not sent: {error}"})
+            raise
+        if builder.is_attached and builder.sending:
+            builder.sent(rfq)
+        self._follow_rfq = rfq.rfq_id
         self._finished(
             ActionKind.NEW_RFQ,
             summary=f"RFQ {fmt.short_id(rfq.rfq_id)} sent to "

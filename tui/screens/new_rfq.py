@@ -3,27 +3,40 @@
 Each leg has an instrument type, an underlying (from the venue's supported assets), a side and a
 ratio; dated futures and options also take an expiry date, options a strike and a payoff. Then
 the quantity, how long the RFQ stays open, and the target companies (from /v1/companies, market
-makers preselected). The whole request is validated by `NewRfqRequest` before the screen closes;
-each error shows under its leg or field.
+makers preselected). The whole request is validated by `NewRfqRequest`, then sent by the app
+while the builder waits: it closes only once the venue has taken the RFQ, and a local error or
+a venue refusal shows under the leg or field it names.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from pydantic import ValidationError
+from rich.segment import Segment
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.screen import ModalScreen
+from textual.strip import Strip
 from textual.widgets import Button, Input, Label, Select, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
-from tui.api.models import Company, InstrumentType, NewRfqRequest, PayoffType, TradeSide
-from tui.widgets.forms import FORM, FormError, parse_int, show_errors
+from tui.api.errors import ApiError
+from tui.api.models import RFQ, Company, InstrumentType, NewRfqRequest, PayoffType, TradeSide
+from tui.widgets.forms import (
+    FORM,
+    FormError,
+    api_error_path,
+    errors_from_api,
+    parse_int,
+    show_errors,
+)
 
 DEFAULT_RFQ_EXPIRY_S = 300
 MAX_LEGS = 6
@@ -60,6 +73,24 @@ def _leg_field(loc: tuple[int | str, ...]) -> str:
     known = {"side", "ratio", "underlying", "expiry", "strike", "payoff", "funding_interval_s"}
     found = [n for n in names if n in known]
     return found[-1] if found else ""
+
+
+def rfq_errors_from_api(error: ApiError) -> dict[str, str]:
+    """Builder field -> message for the venue's refusal of a new RFQ.
+
+    The venue names the request path (``structure.legs[1].instrument.expiry: ...``,
+    ``target_companies[2]: ...``); the same mapping as the local checks puts it under its leg
+    (saying which field of the leg) or its field, and anything else under the form.
+    """
+    errors = errors_from_api(error, locate_rfq_field)
+    found = api_error_path(error)
+    if found is not None:
+        path, message = found
+        where = locate_rfq_field(path)
+        name = _leg_field(path) if where.startswith("leg-") else ""
+        if name and where in errors:
+            errors[where] = f"{name}: {message}"
+    return errors
 
 
 def parse_expiry_date(text: str, field: str) -> datetime:
@@ -228,8 +259,56 @@ class LegRow(Horizontal):
         }
 
 
-class NewRfqScreen(ModalScreen[NewRfqRequest | None]):
-    """The structure builder (see module docs); dismisses with the request or None."""
+class TargetList(SelectionList[str]):
+    """The companies an RFQ goes to; an unticked company shows an empty box, not a dim ``X``.
+
+    Textual's list draws the same ``X`` for both states and tells them apart by colour only,
+    which a terminal with few colours (or a screen reader, or a copy of the screen) loses.
+    """
+
+    def render_line(self, y: int) -> Strip:
+        """The row as Textual draws it, with the box emptied when the company is not picked."""
+        strip = super().render_line(y)
+        index = self.scroll_offset.y + y
+        if index >= self.option_count:
+            return strip
+        if self.get_option_at_index(index).value in self.selected:
+            return strip
+        segments = list(strip)
+        if len(segments) < 2:
+            return strip
+        inner = segments[1]
+        segments[1] = Segment(" " * len(inner.text), inner.style, inner.control)
+        return Strip(segments, strip.cell_length)
+
+
+def lp_preselection(companies: list[Company]) -> list[Selection[str]]:
+    """One row per company; only market makers (``is_lp``) start ticked, takers never quote."""
+    return [
+        Selection(
+            f"{c.short_name}  {c.legal_name}{'  (LP)' if c.is_lp else ''}",
+            c.id,
+            c.is_lp,
+        )
+        for c in companies
+    ]
+
+
+class NewRfqScreen(ModalScreen[RFQ | None]):
+    """The structure builder (see module docs).
+
+    A valid request leaves as `NewRfqScreen.Send`; the builder stays open, saying it is
+    sending, until the app answers: `sent` closes it with the venue's RFQ, `refused` shows the
+    venue's reasons under the fields they name so the user can fix them and send again.
+    Backing out closes it with None.
+    """
+
+    @dataclass
+    class Send(Message):
+        """A valid RFQ the user wants sent; the app answers `sent` or `refused`."""
+
+        builder: NewRfqScreen
+        request: NewRfqRequest
 
     BINDINGS = [
         Binding("escape", "cancel", "Back out"),
@@ -251,6 +330,7 @@ class NewRfqScreen(ModalScreen[NewRfqRequest | None]):
         self.clock = clock
         self.funding_intervals = funding_intervals or {}
         self.leg_count = 0
+        self.sending = False
 
     def compose(self) -> ComposeResult:
         """Legs, quantity, expiry, targets, buttons."""
@@ -270,20 +350,12 @@ class NewRfqScreen(ModalScreen[NewRfqRequest | None]):
                 )
             yield Static("", id="err-qty", classes="field-error")
             yield Static("", id="err-expiry", classes="field-error")
-            yield Label("Send to (space toggles)", classes="section-title")
-            yield SelectionList[str](
-                *[
-                    Selection(
-                        f"{c.short_name}  {c.legal_name}{'  (LP)' if c.is_lp else ''}",
-                        c.id,
-                        c.is_lp,
-                    )
-                    for c in self.companies
-                ],
-                id="targets",
-            )
+            yield Label("Send to (space toggles; market makers ticked)", classes="section-title")
+            yield TargetList(*lp_preselection(self.companies), id="targets")
+            yield Static("", id="targets-summary")
             yield Static("", id="err-targets", classes="field-error")
             yield Static("", id="err-form", classes="field-error")
+            yield Static("", id="rfq-sending")
             with Horizontal(classes="modal-buttons"):
                 yield Button("Send RFQ (^s)", id="go", variant="primary", compact=True)
                 yield Button("Add leg (^a)", id="add", compact=True)
@@ -294,7 +366,19 @@ class NewRfqScreen(ModalScreen[NewRfqRequest | None]):
         """Start with one leg, its instrument type focused."""
         self.action_add_leg()
         show_errors(self, {})
+        self._show_targets()
         self.call_after_refresh(lambda: self.query_one("#type-0", Select).focus())
+
+    @on(SelectionList.SelectedChanged, "#targets")
+    def _show_targets(self) -> None:
+        """Say in words who the RFQ goes to (the ticks alone are easy to misread)."""
+        picked = set(self.query_one("#targets", SelectionList).selected)
+        names = [c.short_name for c in self.companies if c.id in picked]
+        summary = self.query_one("#targets-summary", Static)
+        if names:
+            summary.update(f"[$text-muted]goes to {len(names)}:[/] {' '.join(names)}")
+        else:
+            summary.update("[$warning]no company picked: space ticks the one under the cursor[/]")
 
     def action_add_leg(self) -> None:
         """Add a leg (up to `MAX_LEGS`)."""
@@ -335,16 +419,37 @@ class NewRfqScreen(ModalScreen[NewRfqRequest | None]):
         )
 
     def action_submit(self) -> None:
-        """Validate and hand the request over."""
+        """Validate and ask the app to send; the builder waits for the venue's answer."""
+        if self.sending:
+            return
         try:
             request = self.request()
         except FormError as error:
             show_errors(self, error.errors)
             return
-        self.dismiss(request)
+        show_errors(self, {})
+        self._set_sending(True)
+        self.post_message(self.Send(self, request))
+
+    def sent(self, rfq: RFQ | None) -> None:
+        """The venue took the RFQ: close with it."""
+        self._set_sending(False)
+        self.dismiss(rfq)
+
+    def refused(self, errors: dict[str, str]) -> None:
+        """The venue refused: each reason under the field it names; the form stays as typed."""
+        self._set_sending(False)
+        show_errors(self, errors or {FORM: "the venue refused the RFQ"})
+
+    def _set_sending(self, sending: bool) -> None:
+        self.sending = sending
+        self.query_one("#go", Button).disabled = sending
+        self.query_one("#rfq-sending", Static).update(
+            "[$text-muted]sending to the venue…[/]" if sending else ""
+        )
 
     def action_cancel(self) -> None:
-        """Nothing is sent."""
+        """Close the builder (an RFQ already on its way is still sent)."""
         self.dismiss(None)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from textual.dom import DOMNode
 from textual.widgets import Static
 
-from tui.api.errors import ApiError, InvalidArgument
+from tui.api.errors import ApiError
 
 FORM = "form"
 """The pseudo-field for errors that belong to no single field."""
@@ -51,19 +51,30 @@ def errors_from_validation(error: ValidationError, locate: Locator) -> dict[str,
 _FIELD_PREFIX = re.compile(r"^([a-z_][a-z0-9_.\[\]]*)\s*:\s*(.+)$")
 
 
+def api_error_path(error: ApiError) -> tuple[tuple[int | str, ...], str] | None:
+    """The request path a refusal names and the rest of its message, if it names one.
+
+    ``"structure.legs[0].instrument.underlying: 'XYZ' is not listed"`` ->
+    ``(("structure", "legs", 0, "instrument", "underlying"), "'XYZ' is not listed")``.
+    """
+    match = _FIELD_PREFIX.match(error.message)
+    if not match:
+        return None
+    path: list[int | str] = []
+    for part in re.split(r"[.\[\]]+", match.group(1)):
+        if part:
+            path.append(int(part) if part.isdigit() else part)
+    return tuple(path), match.group(2)
+
+
 def errors_from_api(error: ApiError, locate: Locator) -> dict[str, str]:
     """Field id -> message for a venue refusal; the field when the message names one."""
-    if isinstance(error, InvalidArgument):
-        return {locate(tuple(error.field.split("."))): error.message}
-    match = _FIELD_PREFIX.match(error.message)
-    if match:
-        path: list[int | str] = []
-        for part in re.split(r"[.\[\]]+", match.group(1)):
-            if part:
-                path.append(int(part) if part.isdigit() else part)
-        field = locate(tuple(path))
+    found = api_error_path(error)
+    if found is not None:
+        path, message = found
+        field = locate(path)
         if field != FORM:
-            return {field: match.group(2)}
+            return {field: message}
     return {FORM: error.message}
 
 
