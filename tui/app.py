@@ -148,6 +148,7 @@ class DeskApp(DeskWorkflows):
         self.connected = asyncio.Event()
         self._wallet_key: SecretStr | None = None
         self._waiting_on_me: set[str] = set()
+        self._follow_rfq: str | None = None
         self._toasted_failures: set[Topic] = set()
         self._rfq_directions_seen: set[Direction] = set()
         for builtin in BUILTIN_THEMES.values():
@@ -294,7 +295,12 @@ class DeskApp(DeskWorkflows):
         store = self.book.rfqs_received if message.direction == "received" else self.book.rfqs_sent
         store.clear()
         store.update({r.rfq_id: r for r in message.rfqs})
-        self.query_one(RfqInbox).show(message.direction, message.rfqs)
+        inbox = self.query_one(RfqInbox)
+        inbox.show(message.direction, message.rfqs)
+        if message.direction == "sent" and self._follow_rfq in store:
+            # The RFQ just sent: its row, and the board where its quotes will come in.
+            inbox.select("sent", self._follow_rfq)
+            self._follow_rfq = None
         await self._show_selected_rfq()
         self.query_one(TradeTracker).refresh_trades()
         self._update_hot()
@@ -521,6 +527,12 @@ class DeskApp(DeskWorkflows):
         """Switch tab."""
         self.query_one(TabbedContent).active = tab
         self._update_hot()
+
+    def action_focus_inbox(self) -> None:
+        """Back to the RFQ inbox (escape from the board, the tracker, another tab)."""
+        if self.query_one(TabbedContent).active != "trade":
+            self.action_show_tab("trade")
+        self.query_one("#inbox-table").focus()
 
     def action_next_action(self) -> None:
         """Go to the most urgent trade waiting for me."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Static
 
@@ -38,6 +39,8 @@ class Blotter(Vertical):
     """All trades of the company (see module docs)."""
 
     BORDER_TITLE = "Trades"
+
+    BINDINGS = [Binding("escape", "app.show_tab('trade')", "Back to Trade")]
 
     def __init__(self, book: DeskBook, *, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -13,6 +13,7 @@ from decimal import Decimal
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Static
 
@@ -76,6 +77,8 @@ class MarketStatsPane(Vertical):
     """Public market statistics (see module docs)."""
 
     BORDER_TITLE = "Market statistics (public)"
+
+    BINDINGS = [Binding("escape", "app.show_tab('trade')", "Back to Trade")]
 
     def __init__(self, clock: Callable[[], datetime], *, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -78,6 +78,7 @@ class PoolsPane(Vertical):
         Binding("d", "deposit", "Deposit"),
         Binding("w", "withdraw", "Withdraw"),
         Binding("c", "create_pool", "Create pool"),
+        Binding("escape", "app.show_tab('trade')", "Back to Trade"),
     ]
 
     @dataclass

@@ -1,7 +1,8 @@
 """The quote board: the quotes that came back on one of my RFQs, best first, ready to trade.
 
 ``b`` buys at the selected quote's ask (lift), ``s`` sells at its bid (hit), ``x`` cancels the
-RFQ. The board asks; the app confirms (side, price, qty, notional, pool) and sends.
+RFQ, ``escape`` goes back to the inbox. The board asks; the app confirms (side, price, qty,
+notional, pool) and sends.
 """
 
 from __future__ import annotations
@@ -88,6 +89,7 @@ class QuoteBoard(Vertical):
         Binding("b", "accept('buy')", "Buy at ask"),
         Binding("s", "accept('sell')", "Sell at bid"),
         Binding("x", "cancel_rfq", "Cancel RFQ"),
+        Binding("escape", "app.focus_inbox", "Back to inbox"),
     ]
 
     @dataclass
@@ -119,7 +121,10 @@ class QuoteBoard(Vertical):
         """Header, quotes table, hint and error line."""
         yield Static("", id="board-head")
         yield KeyedTable(COLUMNS, id="board-table", zebra_stripes=False)
-        yield Static("[$text-muted]b buy at ask · s sell at bid · x cancel RFQ[/]", id="board-hint")
+        yield Static(
+            "[$text-muted]b buy at ask · s sell at bid · x cancel RFQ · esc inbox[/]",
+            id="board-hint",
+        )
         yield Static("", id="board-error", classes="field-error")
 
     @property

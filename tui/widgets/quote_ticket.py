@@ -187,7 +187,7 @@ class QuoteTicket(Vertical):
         Binding("ctrl+s", "submit", "Send quote", priority=True),
         Binding("ctrl+r", "replace", "Replace quote", priority=True),
         Binding("ctrl+w", "cancel_quote", "Pull quote", priority=True),
-        Binding("escape", "leave", "Back to inbox"),
+        Binding("escape", "app.focus_inbox", "Back to inbox"),
     ]
 
     @dataclass
@@ -464,10 +464,6 @@ class QuoteTicket(Vertical):
             self.show_errors({FORM: "no live quote to pull"})
             return
         self.post_message(self.Cancel(live.parent_quote_id))
-
-    def action_leave(self) -> None:
-        """Back to the inbox without sending."""
-        self.app.query_one("#inbox-table").focus()
 
     def new_client_id(self) -> None:
         """After a send: a fresh client id for the next quote."""

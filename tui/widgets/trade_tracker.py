@@ -102,6 +102,7 @@ class TradeTracker(Vertical):
         Binding("a", "last_look('accept')", "Last look: accept"),
         Binding("r", "last_look('reject')", "Last look: reject"),
         Binding("p", "approve_deposit", "Approve deposit"),
+        Binding("escape", "app.focus_inbox", "Back to inbox"),
     ]
 
     @dataclass
