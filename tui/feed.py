@@ -10,6 +10,12 @@ Results leave as messages (`tui.messages`) through ``post``; a failure becomes a
 (the pane is marked stale, the app shows a toast) and never an exception. A topic never has two
 polls in flight. In tests the scheduler need not run at all: ``await feed.refresh(...)`` and
 ``await feed.refresh_all()`` poll on demand, deterministically.
+
+Money moves show at once: when a poll sees a trade booked into its pool (a quote reaching
+``success_trades_booked_into_pool``, a new trade leg) or a transfer confirmed, the portfolio
+summary, pools and positions (`MONEY_TOPICS`) are kicked instead of waiting for their slow
+poll; a user action that moves money kicks them too, now and once more shortly after
+(`Feed.kick` with ``after_s``). Kicked polls obey the same budget: they too leave the reserve.
 """
 
 from __future__ import annotations
@@ -108,13 +114,35 @@ PAGE_LIMITS: dict[Topic, int] = {
 FINAL_RFQ = {"expired", "canceled", "closed"}
 FINAL_QUOTE = {"filled", "failed", "expired", "canceled", "replaced", "void"}
 FINAL_TRANSFER = {"confirmed", "failed"}
+MONEY_FOLLOW_UP_S = 4.0
+"""After a money-moving action, the second look: a chain block (2 s in the sandbox) and a poll."""
 QUIET_AFTER_EXPIRY = timedelta(minutes=2)
 """An unaccepted quote this long past its expiry will not change any more."""
+
+MONEY_TOPICS: tuple[Topic, ...] = (Topic.SUMMARY, Topic.POOLS, Topic.POSITIONS)
+"""What a booked trade, a confirmed transfer or a money-moving action changes."""
+
+BOOKED = "success_trades_booked_into_pool"
+
+
+def money_moved(topic: Topic, records: list[Any]) -> set[str] | None:
+    """Ids of the records of ``topic`` that mean money has moved (None: not a watched topic).
+
+    A quote booked into its pool, a trade leg (trades are listed once booked), a transfer
+    confirmed on chain.
+    """
+    if topic in (Topic.QUOTES_SENT, Topic.QUOTES_RECEIVED):
+        return {q.parent_quote_id for q in records if str(q.clearing_status) == BOOKED}
+    if topic is Topic.TRADES:
+        return {trade.id for trade in records}
+    if topic is Topic.TRANSFERS:
+        return {transfer.id for transfer in records if str(transfer.status) == "confirmed"}
+    return None
 
 
 def _clearing_final(status: Any) -> bool:
     text = str(status) if status is not None else ""
-    return text == "success_trades_booked_into_pool" or text.startswith("rejected_")
+    return text == BOOKED or text.startswith("rejected_")
 
 
 def record_is_final(topic: Topic, record: Any, now: datetime) -> bool:
@@ -195,6 +223,8 @@ class Feed:
         self.connection = ConnectionState.CONNECTING
         self._last_run: dict[Topic, float] = {}
         self._kicked: set[Topic] = set()
+        self._kick_at: dict[Topic, float] = {}
+        self._moved: dict[Topic, set[str]] = {}
         self._inflight: set[Topic] = set()
         self._pending: dict[Topic, int] = {}
         self._listings: dict[Topic, _Listing] = {}
@@ -213,9 +243,25 @@ class Feed:
             self._kicked.add(topic)
         self.hot = new
 
-    def kick(self, *topics: Topic) -> None:
-        """Poll these topics as soon as the budget allows (after a user action changed them)."""
-        self._kicked.update(topics)
+    def kick(self, *topics: Topic, after_s: float = 0.0) -> None:
+        """Poll these topics as soon as the budget allows (after a user action changed them).
+
+        With ``after_s``, not now but that many seconds from now (sooner if already due
+        sooner): for what the venue finishes a little later, like a deposit confirming on
+        chain a block after it was sent.
+        """
+        if after_s <= 0:
+            self._kicked.update(topics)
+            return
+        at = self.monotonic() + after_s
+        for topic in topics:
+            self._kick_at[topic] = min(at, self._kick_at.get(topic, at))
+
+    def kick_money(self) -> None:
+        """Money moved (an accept, a permit, a deposit, a withdrawal): refresh the summary,
+        pools and positions now, and again once the chain has had time to confirm."""
+        self.kick(*MONEY_TOPICS, Topic.TRANSFERS)
+        self.kick(*MONEY_TOPICS, Topic.TRANSFERS, after_s=MONEY_FOLLOW_UP_S)
 
     def interval(self, topic: Topic) -> float:
         """Seconds between polls of ``topic`` right now."""
@@ -236,6 +282,10 @@ class Feed:
     def due(self) -> list[Topic]:
         """Topics whose interval has passed (or that were kicked), most urgent first."""
         now = self.monotonic()
+        for topic, at in list(self._kick_at.items()):
+            if at <= now:
+                del self._kick_at[topic]
+                self._kicked.add(topic)
         waiting: list[tuple[int, float, Topic]] = []
         for topic in self.topics:
             if topic in self._inflight:
@@ -350,8 +400,23 @@ class Feed:
         self.failing.pop(topic, None)
         self.last_ok[topic] = self.clock()
         self._set_connection(ConnectionState.CONNECTED, "")
+        self._watch_money(topic)
         self.post(message)
         return True
+
+    def _watch_money(self, topic: Topic) -> None:
+        """Kick the money topics when this poll shows money moved since the last one."""
+        listing = self._listings.get(topic)
+        if listing is None:
+            return
+        moved = money_moved(topic, listing.records)
+        if moved is None:
+            return
+        before = self._moved.get(topic)
+        self._moved[topic] = moved
+        # The first poll only learns what is there: nothing has moved *since*.
+        if before is not None and moved - before:
+            self.kick(*MONEY_TOPICS)
 
     def _failed(self, topic: Topic, error: Exception) -> None:
         text = str(error) or type(error).__name__

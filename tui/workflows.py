@@ -219,6 +219,7 @@ class DeskWorkflows(App[None]):
             summary=f"accepted: {fmt.status_words(response.new_clearing_status)}",
             result=response,
             kick=(Topic.QUOTES_RECEIVED, Topic.RFQS_SENT, Topic.POOLS, Topic.TRADES),
+            money=True,
         )
 
     def on_quote_board_cancel_rfq(self, message: QuoteBoard.CancelRfq) -> None:
@@ -333,6 +334,7 @@ class DeskWorkflows(App[None]):
             summary=f"last look {action.value}: {fmt.status_words(response.new_clearing_status)}",
             result=response,
             kick=(Topic.QUOTES_SENT, Topic.RFQS_RECEIVED, Topic.TRADES, Topic.POOLS),
+            money=action is RequestAction.ACCEPT,
         )
 
     def on_trade_tracker_approve_deposit(self, message: TradeTracker.ApproveDeposit) -> None:
@@ -376,6 +378,7 @@ class DeskWorkflows(App[None]):
                 ActionKind.APPROVE_DEPOSIT,
                 summary=f"permit for {fmt.money(amount)} USDC submitted",
                 kick=kick,
+                money=True,
             )
         else:
             self._finished(ActionKind.APPROVE_DEPOSIT, message="the venue did not take the permit")
@@ -469,6 +472,7 @@ class DeskWorkflows(App[None]):
             summary=f"deposit of {fmt.money(amount)} USDC {transfer.status}",
             result=transfer,
             kick=(Topic.TRANSFERS, Topic.POOLS, Topic.SUMMARY),
+            money=True,
         )
 
     @work(group="actions", exit_on_error=False)
@@ -483,6 +487,7 @@ class DeskWorkflows(App[None]):
             summary=f"withdrawal of {fmt.money(amount)} USDC {transfer.status}",
             result=transfer,
             kick=(Topic.TRANSFERS, Topic.POOLS, Topic.SUMMARY),
+            money=True,
         )
 
     def on_pools_pane_create_pool(self, message: PoolsPane.CreatePool) -> None:
@@ -596,8 +601,13 @@ class DeskWorkflows(App[None]):
         message: str = "",
         result: Any = None,
         kick: tuple[Topic, ...] = (),
+        money: bool = False,
     ) -> None:
-        """Post the outcome of an action and poll what it changed."""
+        """Post the outcome of an action and poll what it changed.
+
+        ``money``: the action moved money (an accept, a permit, a deposit, a withdrawal), so
+        the portfolio summary, pools and positions refresh early (`Feed.kick_money`).
+        """
         field_errors: dict[str, str] = {}
         if error is not None:
             if isinstance(error, ApiError):
@@ -608,6 +618,8 @@ class DeskWorkflows(App[None]):
         ok = error is None and not message
         if self.feed is not None and kick:
             self.feed.kick(*kick)
+        if self.feed is not None and money and ok:
+            self.feed.kick_money()
         self.post_message(
             ActionFinished(kind, ok, summary if ok else message, field_errors, result)
         )

@@ -163,3 +163,65 @@ async def test_settled_records_are_not_fetched_again(sandbox: Any) -> None:
         assert [r.rfq_id for r in second.rfqs] == [r.rfq_id for r in first.rfqs]
         assert len(second.rfqs) == 4 and second.rfqs[-1].rfq_id == late.rfq_id
         assert [r.rfq_status for r in second.rfqs] == ["expired"] * 3 + ["open"]
+
+
+async def test_a_booked_trade_refreshes_the_money_topics_early(sandbox: Any) -> None:
+    from tests.desk.desk_kit import accept, perp_rfq, pool_between, quote_rfq
+    from tui.api.models import MakerLastLookRequest, RequestAction, TradeSide
+    from tui.feed import MONEY_TOPICS
+
+    posted: list[Any] = []
+    ticker = Ticker()
+    async with sandbox.client("DESK") as client, sandbox.client("ALPHA") as alpha:
+        feed = Feed(client, posted.append, clock=sandbox.clock.now, monotonic=ticker)
+        await feed.refresh_all()
+        assert not set(MONEY_TOPICS) & set(feed.due()), "just polled: not due yet"
+
+        rfq = await client.rfqs_new(perp_rfq([sandbox.company_ids["ALPHA"]], "1", NOW))
+        (view,) = (await alpha.rfqs_received(id=rfq.rfq_id)).result
+        pool = await pool_between(alpha, sandbox.company_ids["DESK"])
+        quote = await quote_rfq(alpha, view, sandbox.clock.now(), pool_id=pool.pool_id)
+        await accept(client, quote, TradeSide.BUY)
+        await feed.refresh(Topic.QUOTES_RECEIVED, Topic.TRADES, Topic.TRANSFERS)
+        # Accepted, not booked: nothing has moved yet.
+        assert not set(MONEY_TOPICS) & set(feed.due())
+
+        await alpha.quotes_maker_last_look(
+            MakerLastLookRequest(
+                parent_quote_id=quote.parent_quote_id,
+                rfq_id=rfq.rfq_id,
+                action=RequestAction.ACCEPT,
+            )
+        )
+        sandbox.advance(3)
+        await feed.refresh(Topic.QUOTES_RECEIVED)
+        # The feed saw the booking: summary, pools and positions are due before their time.
+        assert set(MONEY_TOPICS) <= set(feed.due())
+        await feed.refresh(*MONEY_TOPICS)
+        assert not set(MONEY_TOPICS) & set(feed.due())
+        # A desk that polls only its trades sees the booking there too: new trade legs.
+        await feed.refresh(Topic.TRADES)
+        assert set(MONEY_TOPICS) <= set(feed.due())
+
+
+async def test_a_money_action_refreshes_now_and_once_more_after_the_chain(sandbox: Any) -> None:
+    from tui.feed import MONEY_FOLLOW_UP_S, MONEY_TOPICS
+
+    posted: list[Any] = []
+    ticker = Ticker()
+    async with sandbox.client("DESK") as client:
+        feed = Feed(client, posted.append, clock=sandbox.clock.now, monotonic=ticker)
+        await feed.refresh_all()
+        feed.kick_money()
+        assert set(MONEY_TOPICS) <= set(feed.due())
+        await feed.refresh(*MONEY_TOPICS)
+        assert not set(MONEY_TOPICS) & set(feed.due())
+        ticker.now += MONEY_FOLLOW_UP_S / 2
+        assert not set(MONEY_TOPICS) & set(feed.due())
+        ticker.now += MONEY_FOLLOW_UP_S / 2
+        assert set(MONEY_TOPICS) <= set(feed.due())
+        # The follow-up obeys the budget like any poll: the on-demand refreshes above spent
+        # the window down to the reserve, so it waits instead of eating into it.
+        assert client.budget.available() < feed.keep_free + SPECS[Topic.SUMMARY].cost
+        assert Topic.SUMMARY not in feed.tick()
+        await feed.idle()

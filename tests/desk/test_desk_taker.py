@@ -77,8 +77,12 @@ async def test_taker_trade_from_rfq_to_booked(sandbox: Any, desk: DeskFactory) -
             assert isinstance(confirm, ConfirmScreen)
             assert "BUY" in confirm.body and "notional" in confirm.body
             assert "DESK-ALPHA main" in confirm.body
+            feed = await app.wait_connected()
+            money_kicks: list[bool] = []
+            feed.kick_money = lambda: money_kicks.append(True)  # type: ignore[method-assign]
             await pilot.press("y")
             await settle(app, pilot)
+            assert money_kicks, "an accept moves margin: summary, pools, positions refresh early"
             await refresh(app, pilot, Topic.QUOTES_RECEIVED)
             tracker = app.query_one(TradeTracker)
             (trade,) = app.book.tracked_trades()
