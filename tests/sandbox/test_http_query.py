@@ -280,3 +280,12 @@ def test_deep_nesting_is_refused_before_decoding() -> None:
     escaped_quote = b'{"note": "\\"' + b"{" * 1000 + b'"}'
     assert parse_json_object(escaped_quote) == {"note": '"' + "{" * 1000}
     assert parse_json_object(b'{"a":' * 60 + b"1" + b"}" * 60)
+
+
+def test_body_refusals_say_what_is_wrong_in_words_not_with_internals():
+    with pytest.raises(ServiceError) as huge:
+        parse_json_object(b'{"qty": ' + b"9" * 5000 + b"}")
+    assert huge.value.message == "the body is not valid JSON: a number has too many digits"
+    with pytest.raises(ServiceError) as nan:
+        parse_json_object(b'{"qty": NaN}')
+    assert nan.value.message == "the body is not valid JSON: NaN is not a JSON number"

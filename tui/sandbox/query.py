@@ -212,8 +212,12 @@ def _nested_deeper_than(body: bytes, limit: int) -> bool:
     return False
 
 
+class _NotJsonNumber(ValueError):
+    """``NaN`` / ``Infinity`` in a body: Python's decoder takes them, JSON does not."""
+
+
 def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
+    raise _NotJsonNumber(f"{name} is not a JSON number")
 
 
 def parse_json_object(body: bytes, *, required: bool = True) -> dict[str, Any]:
@@ -242,8 +246,10 @@ def parse_json_object(body: bytes, *, required: bool = True) -> dict[str, Any]:
             detail = f": {exc.msg} at position {exc.pos}"
         elif isinstance(exc, RecursionError):
             detail = ": nested too deeply"
-        else:
+        elif isinstance(exc, _NotJsonNumber):
             detail = f": {exc}"
+        else:  # the decoder's own words name its internals (an integer over 4300 digits ...)
+            detail = ": a number has too many digits"
         raise ServiceError.bad_request(f"the body is not valid JSON{detail}") from None
     if not isinstance(value, dict):
         raise ServiceError.bad_request("the body must be a JSON object")
