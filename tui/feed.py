@@ -125,18 +125,26 @@ MONEY_TOPICS: tuple[Topic, ...] = (Topic.SUMMARY, Topic.POOLS, Topic.POSITIONS)
 BOOKED = "success_trades_booked_into_pool"
 
 
-def money_moved(topic: Topic, records: list[Any]) -> set[str] | None:
-    """Ids of the records of ``topic`` that mean money has moved (None: not a watched topic).
+def money_moved(topic: Topic, records: list[Any]) -> dict[str, str] | None:
+    """The records of ``topic`` that mean money has moved, id -> the quote they belong to.
 
     A quote booked into its pool, a trade leg (trades are listed once booked), a transfer
-    confirmed on chain.
+    confirmed on chain. None: not a topic that shows money moving.
     """
     if topic in (Topic.QUOTES_SENT, Topic.QUOTES_RECEIVED):
-        return {q.parent_quote_id for q in records if str(q.clearing_status) == BOOKED}
+        return {
+            q.parent_quote_id: q.parent_quote_id
+            for q in records
+            if str(q.clearing_status) == BOOKED
+        }
     if topic is Topic.TRADES:
-        return {trade.id for trade in records}
+        return {trade.id: trade.source_quote for trade in records}
     if topic is Topic.TRANSFERS:
-        return {transfer.id for transfer in records if str(transfer.status) == "confirmed"}
+        return {
+            transfer.id: transfer.parent_quote_id or ""
+            for transfer in records
+            if str(transfer.status) == "confirmed"
+        }
     return None
 
 
@@ -225,6 +233,7 @@ class Feed:
         self._kicked: set[Topic] = set()
         self._kick_at: dict[Topic, float] = {}
         self._moved: dict[Topic, set[str]] = {}
+        self._booked: set[str] = set()
         self._inflight: set[Topic] = set()
         self._pending: dict[Topic, int] = {}
         self._listings: dict[Topic, _Listing] = {}
@@ -405,7 +414,11 @@ class Feed:
         return True
 
     def _watch_money(self, topic: Topic) -> None:
-        """Kick the money topics when this poll shows money moved since the last one."""
+        """Kick the money topics when this poll shows money moved since the last one.
+
+        A booking seen on a quote also kicks the trades and transfers it made; when those
+        polls then show its legs and deposits, the booking has already been acted on.
+        """
         listing = self._listings.get(topic)
         if listing is None:
             return
@@ -413,9 +426,14 @@ class Feed:
         if moved is None:
             return
         before = self._moved.get(topic)
-        self._moved[topic] = moved
+        self._moved[topic] = set(moved)
         # The first poll only learns what is there: nothing has moved *since*.
-        if before is not None and moved - before:
+        fresh = set(moved) - before if before is not None else set()
+        if topic in (Topic.QUOTES_SENT, Topic.QUOTES_RECEIVED):
+            self._booked.update(moved.values())
+            if fresh:
+                self.kick(*MONEY_TOPICS, Topic.TRADES, Topic.TRANSFERS)
+        elif any(moved[record] not in self._booked for record in fresh):
             self.kick(*MONEY_TOPICS)
 
     def _failed(self, topic: Topic, error: Exception) -> None:

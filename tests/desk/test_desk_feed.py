@@ -174,7 +174,10 @@ async def test_a_booked_trade_refreshes_the_money_topics_early(sandbox: Any) -> 
     ticker = Ticker()
     async with sandbox.client("DESK") as client, sandbox.client("ALPHA") as alpha:
         feed = Feed(client, posted.append, clock=sandbox.clock.now, monotonic=ticker)
+        # A second desk on the same company that watches only its trades and transfers.
+        blotter_only = Feed(client, posted.append, clock=sandbox.clock.now, monotonic=ticker)
         await feed.refresh_all()
+        await blotter_only.refresh_all()
         assert not set(MONEY_TOPICS) & set(feed.due()), "just polled: not due yet"
 
         rfq = await client.rfqs_new(perp_rfq([sandbox.company_ids["ALPHA"]], "1", NOW))
@@ -195,13 +198,16 @@ async def test_a_booked_trade_refreshes_the_money_topics_early(sandbox: Any) -> 
         )
         sandbox.advance(3)
         await feed.refresh(Topic.QUOTES_RECEIVED)
-        # The feed saw the booking: summary, pools and positions are due before their time.
-        assert set(MONEY_TOPICS) <= set(feed.due())
-        await feed.refresh(*MONEY_TOPICS)
+        # The feed saw the booking: summary, pools and positions are due before their time,
+        # and so are the trades and transfers the booking made.
+        assert set(MONEY_TOPICS) | {Topic.TRADES, Topic.TRANSFERS} <= set(feed.due())
+        await feed.refresh(*MONEY_TOPICS, Topic.TRADES, Topic.TRANSFERS)
+        # Its legs in the trades poll are the same booking: no second round.
         assert not set(MONEY_TOPICS) & set(feed.due())
-        # A desk that polls only its trades sees the booking there too: new trade legs.
-        await feed.refresh(Topic.TRADES)
-        assert set(MONEY_TOPICS) <= set(feed.due())
+
+        # A desk that did not see the quote booked learns it from the new trade legs.
+        await blotter_only.refresh(Topic.TRADES)
+        assert set(MONEY_TOPICS) <= set(blotter_only.due())
 
 
 async def test_a_money_action_refreshes_now_and_once_more_after_the_chain(sandbox: Any) -> None:
