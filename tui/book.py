@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from enum import StrEnum
 
 from tui.api.models import (
@@ -320,14 +320,30 @@ class DeskBook:
         return sorted(waiting, key=lambda t: (t.deadline is None, t.deadline or datetime.max))
 
     def deposit_hint(self, trade: TrackedTrade) -> DepositHint:
-        """Amount and pool address for a trade's permit: from the venue's answers, or the pool."""
+        """Amount and pool address for a trade's permit: from the venue's answers, or the pool.
+
+        The quote as last polled is the freshest word on the amount; the answer to the accept
+        or last look comes next. An answer given before the pool existed may say 0 (nothing
+        could be sized yet), so the first figure above zero wins.
+        """
         hint = self.deposit_hints.get(trade.key, DepositHint())
         extra = trade.quote.model_extra or {}
-        amount = hint.amount
-        if amount is None and extra.get("pending_deposits_sum_qty") is not None:
-            amount = Decimal(str(extra["pending_deposits_sum_qty"]))
+        said = _decimal(extra.get("pending_deposits_sum_qty"))
+        known = [a for a in (said, hint.amount) if a is not None]
+        amount = next((a for a in known if a > 0), known[0] if known else None)
         address = hint.pool_address or self.pool_address(trade.quote.pool_location)
         return DepositHint(amount=amount, pool_address=address)
+
+
+def _decimal(value: object) -> Decimal | None:
+    """A decimal from a tolerant record's extra field (None when absent or not a number)."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        number = Decimal(str(value))
+    except InvalidOperation:
+        return None
+    return number if number.is_finite() else None
 
 
 def quote_is_open(quote: Quote, now: datetime) -> bool:

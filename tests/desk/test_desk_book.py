@@ -100,8 +100,20 @@ def test_who_must_act_and_with_what() -> None:
     assert maker.deadline == last_look.expires_at
     assert taker.side == "sell" and taker.price == Decimal("99")
     assert book.deposit_hint(taker).amount == Decimal("1234.5")
-    book.deposit_hints[taker.key] = DepositHint(Decimal(7), "0x" + "ab" * 20)
-    assert book.deposit_hint(taker) == DepositHint(Decimal(7), "0x" + "ab" * 20)
+    # The accept's answer came before the pool existed and said 0: the polled quote's figure
+    # is the one to sign for; the answer still gives the pool address.
+    book.deposit_hints[taker.key] = DepositHint(Decimal(0), "0x" + "ab" * 20)
+    assert book.deposit_hint(taker) == DepositHint(Decimal("1234.5"), "0x" + "ab" * 20)
+    # Without a figure on the quote (not polled since), the answer's own amount stands.
+    bare = quote(
+        ClearingStatus.PENDING_TAKER_DEPOSIT_APPROVAL,
+        ClearingStatus.PENDING_TAKER_DEPOSIT_APPROVAL,
+        pending_deposits_sum_qty="not a number",
+    )
+    book.quotes_received = {bare.parent_quote_id: bare}
+    (waiting_bare,) = book.needs_me()[1:]
+    book.deposit_hints[waiting_bare.key] = DepositHint(Decimal(7), None)
+    assert book.deposit_hint(waiting_bare).amount == Decimal(7)
 
 
 def test_open_quotes_follow_the_venue_quote_status_when_given() -> None:
