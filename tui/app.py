@@ -149,6 +149,7 @@ class DeskApp(DeskWorkflows):
         self._wallet_key: SecretStr | None = None
         self._waiting_on_me: set[str] = set()
         self._follow_rfq: str | None = None
+        self._filed_rfqs = {}
         self._toasted_failures: set[Topic] = set()
         self._rfq_directions_seen: set[Direction] = set()
         for builtin in BUILTIN_THEMES.values():
@@ -293,10 +294,13 @@ class DeskApp(DeskWorkflows):
         """File RFQs; refresh the inbox, the ticket or board, the tracker."""
         self._rfq_directions_seen.add(message.direction)
         store = self.book.rfqs_received if message.direction == "received" else self.book.rfqs_sent
+        rfqs = message.rfqs
+        if message.direction == "sent":
+            rfqs = self.with_filed(rfqs)
         store.clear()
-        store.update({r.rfq_id: r for r in message.rfqs})
+        store.update({r.rfq_id: r for r in rfqs})
         inbox = self.query_one(RfqInbox)
-        inbox.show(message.direction, message.rfqs)
+        inbox.show(message.direction, rfqs)
         if message.direction == "sent" and self._follow_rfq in store:
             # The RFQ just sent: its row, and the board where its quotes will come in.
             inbox.select("sent", self._follow_rfq)

@@ -26,11 +26,11 @@ from textual.widgets import TabbedContent
 from tui import actions
 from tui.api.client import ServiceClient
 from tui.api.errors import ApiError
-from tui.api.models import RequestAction, RFQStatus, TradeSide
+from tui.api.models import RFQ, RequestAction, RFQStatus, TradeSide
 from tui.book import DepositHint, DeskBook, TrackedTrade, gross_notional, leg_fills
 from tui.export import export_csv
 from tui.feed import Feed
-from tui.messages import ActionFinished, ActionKind, Topic
+from tui.messages import ActionFinished, ActionKind, RfqsUpdated, Topic
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.new_rfq import NewRfqScreen, rfq_errors_from_api
 from tui.screens.password import PasswordScreen
@@ -99,6 +99,8 @@ class DeskWorkflows(App[None]):
     _wallet_key: SecretStr | None
     _follow_rfq: str | None
     """An RFQ just sent: the inbox moves to it when it first shows (its quotes come there)."""
+    _filed_rfqs: dict[str, RFQ]
+    """RFQs the venue took that no poll of sent RFQs has listed yet."""
 
     def clock(self) -> datetime:
         """Now, as the venue sees it: the injected clock, else local time plus server offset."""
@@ -300,7 +302,7 @@ class DeskWorkflows(App[None]):
             raise
         if builder.is_attached and builder.sending:
             builder.sent(rfq)
-        self._follow_rfq = rfq.rfq_id
+        self.file_sent_rfq(rfq)
         self._finished(
             ActionKind.NEW_RFQ,
             summary=f"RFQ {fmt.short_id(rfq.rfq_id)} sent to "
@@ -308,6 +310,24 @@ class DeskWorkflows(App[None]):
             result=rfq,
             kick=(Topic.RFQS_SENT,),
         )
+
+    def file_sent_rfq(self, rfq: RFQ) -> None:
+        """An RFQ the venue just took: show it now, not at the next poll of sent RFQs.
+
+        After a user action the polls may wait for the request budget for a few seconds; the
+        venue's own answer is as good as a poll for this one record. It is kept until a poll
+        lists it (a poll started before the send would not).
+        """
+        self._filed_rfqs[rfq.rfq_id] = rfq
+        self._follow_rfq = rfq.rfq_id
+        self.post_message(RfqsUpdated(self.clock(), "sent", list(self.book.rfqs_sent.values())))
+
+    def with_filed(self, rfqs: list[RFQ]) -> list[RFQ]:
+        """A polled list of sent RFQs plus those the venue took that it does not list yet."""
+        listed = {r.rfq_id for r in rfqs}
+        for rfq_id in listed & set(self._filed_rfqs):
+            del self._filed_rfqs[rfq_id]
+        return rfqs + list(self._filed_rfqs.values())
 
     # -- the tracker: last look and deposits ------------------------------------------------
 
@@ -342,11 +362,16 @@ class DeskWorkflows(App[None]):
         trade = message.trade
         hint = self.book.deposit_hint(trade)
         pool_id = trade.quote.pool_location
+        # A pool created for this trade may not be in the last pools poll yet: its name is
+        # the one the quote asked for.
+        pool_name = (
+            self.book.pool_name(pool_id)
+            if pool_id in self.book.pools
+            else trade.quote.new_pool_name or self.book.pool_name(pool_id)
+        )
         form = MoneyForm(
             action=MoneyAction.APPROVE,
-            pool_name=self.book.pool_name(pool_id)
-            if pool_id
-            else (trade.quote.new_pool_name or "new pool"),
+            pool_name=pool_name,
             pool_address=hint.pool_address,
             counterparty=self.book.company_name(trade.counterparty),
             amount=hint.amount,

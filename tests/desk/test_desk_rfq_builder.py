@@ -16,6 +16,7 @@ from tui.api.errors import OutOfRange
 from tui.messages import Topic
 from tui.screens.new_rfq import NewRfqScreen, TargetList, rfq_errors_from_api
 from tui.widgets.forms import FORM
+from tui.widgets.quote_board import QuoteBoard
 from tui.widgets.rfq_inbox import RfqInbox
 
 
@@ -97,11 +98,17 @@ async def test_a_venue_refusal_keeps_the_builder_open_under_its_field(
         await refresh(app, pilot, Topic.RFQS_SENT)
         assert not app.book.rfqs_sent
 
-        # Fixed and sent again: the venue takes it, the builder closes, the inbox goes to it.
+        # Fixed and sent again: the venue takes it, the builder closes, and the inbox shows
+        # the venue's record at once (no poll yet), with the cursor on it.
         builder.query_one("#expiry-0", Input).value = "2026-12-25"
         await pilot.press("ctrl+s")
         await settle(app, pilot)
         assert app.screen is not builder
-        await refresh(app, pilot, Topic.RFQS_SENT)
         (rfq,) = app.book.rfqs_sent.values()
-        assert app.query_one(RfqInbox).selected == ("sent", rfq.rfq_id)
+        inbox = app.query_one(RfqInbox)
+        assert inbox.selected == ("sent", rfq.rfq_id)
+        assert app.query_one(QuoteBoard).rfq is not None
+        # The next poll lists it: one row, not two.
+        await refresh(app, pilot, Topic.RFQS_SENT)
+        assert list(app.book.rfqs_sent) == [rfq.rfq_id]
+        assert inbox.table.row_keys.count(f"sent:{rfq.rfq_id}") == 1
