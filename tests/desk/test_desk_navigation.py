@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual.widgets import Footer, TabbedContent
+
 from tests.desk.desk_kit import SIZE, DeskFactory, perp_rfq, refresh
 from tui.app import DeskApp
 from tui.messages import Topic
+from tui.screens.new_rfq import NewRfqScreen
 from tui.widgets.rfq_inbox import RfqInbox
 
 
@@ -59,3 +62,29 @@ async def test_escape_leads_back_from_every_pane(sandbox: Any, desk: DeskFactory
             await pilot.press("escape")
             await pilot.pause()
             assert app.focused is inbox
+
+
+async def test_a_modal_shows_its_own_keys_and_holds_the_desk_keys(
+    sandbox: Any, desk: DeskFactory
+) -> None:
+    app = desk()
+    async with app.run_test(size=SIZE) as pilot:
+        await refresh(app, pilot, Topic.COMPANIES)
+        assert footer_says(app, "n") == "New RFQ"
+        await pilot.press("n")
+        await pilot.pause()
+        builder = app.screen
+        assert isinstance(builder, NewRfqScreen)
+        assert len(builder.query(Footer)) == 1
+        assert footer_says(app, "ctrl+s") == "Send RFQ"
+        assert footer_says(app, "escape") == "Back out"
+        # The desk's own keys would act on the panes behind the form: off, and not shown.
+        assert footer_says(app, "g") == "" and footer_says(app, "e") == ""
+        builder.query_one("#targets").focus()
+        await pilot.press("g", "2")
+        await pilot.pause()
+        assert app.screen is builder
+        assert app.query_one(TabbedContent).active == "trade"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is not builder and footer_says(app, "n") == "New RFQ"

@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from textual.widgets import Button, Footer, Static
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -45,6 +45,7 @@ class ConfirmScreen(ModalScreen[bool]):
                     compact=True,
                 )
                 yield Button("Back out (n)", id="no", compact=True)
+        yield Footer()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """Either button answers."""

@@ -6,10 +6,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.widgets import Footer, Static
 
 HELP_TEXT = """\
-[b]RFQ Desk — keys[/b]
+[b]RFQ Desk — keys[/b]   (the footer always shows the keys of where you are)
 
 [b]Everywhere[/b]
   1 2 3 4      Trade · Pools · Trades (blotter) · Market tabs
@@ -19,22 +19,26 @@ HELP_TEXT = """\
   e            export trades and transfers of the view as CSV
   f5           refresh everything now
   ctrl+p       command palette (themes, every action)
-  tab          next pane · ? or f1 this help · ctrl+q quit
+  tab          next pane (shift+tab back) · esc back to the inbox · ? or f1 this help
+  ctrl+q       quit
 
-[b]RFQ inbox[/b]       ↑↓ pick an RFQ · enter its ticket or its quotes · o open RFQs only
-[b]Quote ticket[/b]    type bid/ask per leg · ctrl+s send · ctrl+r replace · ctrl+w pull quote
-[b]Quotes on my RFQ[/b] ↑↓ pick a quote · b buy at its ask · s sell at its bid · x cancel the RFQ
-[b]Trades in clearing[/b] a accept last look · r reject last look · p approve deposit (sign permit)
-[b]Pools[/b]           d deposit · w withdraw · c create pool
+[b]RFQ inbox[/b]           ↑↓ pick an RFQ · enter its ticket or its quotes · o open RFQs only
+[b]Quote ticket[/b]        bid/ask per leg · ctrl+s send · ctrl+r replace · ctrl+w pull · esc back
+[b]Quotes on my RFQ[/b]    ↑↓ a quote · b buy at its ask · s sell at its bid · x cancel · esc back
+[b]Trades in clearing[/b]  a accept last look · r reject last look · p approve deposit · esc back
+[b]Other tabs[/b]          Pools: d deposit · w withdraw · c create pool · all: esc back to Trade
 
-[b]Taker[/b]  n → build legs, qty, expiry, pick makers → ctrl+s. Quotes fill the board;
-         b / s → confirm side, price, qty, notional, pool → y. If the tracker says
-         APPROVE DEPOSIT, p → amount → sign. The maker's last look follows → booked.
+[b]Taker[/b]  n → legs, qty, expiry, the makers to ask (market makers are ticked; space toggles)
+         → ctrl+s. The builder waits for the venue: a refusal shows under its field.
+         Your RFQ is selected and its quotes fill the board: enter, then b / s → the
+         confirmation (side, price, notional, premium, pool) → y. If the tracker says
+         APPROVE DEPOSIT: g, p → amount → ctrl+s. The maker's last look follows → booked.
 
-[b]Maker[/b]  an RFQ rings in → enter → adjust bid/ask → ctrl+s. When the taker accepts, the
-         tracker shows YOUR LAST LOOK with a countdown → a (accept) or r (reject);
-         if it then says APPROVE DEPOSIT, p → sign → booked.
+[b]Maker[/b]  an RFQ rings in → ↑↓ to it → enter → adjust bid/ask → ctrl+s. When the taker
+         accepts, the tracker shows YOUR LAST LOOK with a countdown: g, then a (accept) or
+         r (reject); if it then says APPROVE DEPOSIT: p → ctrl+s → booked.
 
+Notional is gross: Σ |leg qty x leg price|. Premium is the structure price x qty.
 Stale data is marked in the status bar; the desk keeps polling within the request budget and
 always leaves 40 of the 100 tokens free for your own actions.
 
@@ -55,6 +59,7 @@ class HelpScreen(ModalScreen[None]):
         """The help text, scrollable."""
         with VerticalScroll(classes="modal-box wide", id="help-box"):
             yield Static(HELP_TEXT)
+        yield Footer()
 
     async def action_dismiss(self, result: None = None) -> None:
         """Close the help."""

@@ -24,7 +24,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.strip import Strip
-from textual.widgets import Button, Input, Label, Select, SelectionList, Static
+from textual.widgets import Button, Footer, Input, Label, Select, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
 from tui.api.errors import ApiError
@@ -361,6 +361,7 @@ class NewRfqScreen(ModalScreen[RFQ | None]):
                 yield Button("Add leg (^a)", id="add", compact=True)
                 yield Button("Remove leg (^d)", id="remove", compact=True)
                 yield Button("Back out (esc)", id="back", compact=True)
+        yield Footer()
 
     def on_mount(self) -> None:
         """Start with one leg, its instrument type focused."""

@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Input, Static
+from textual.widgets import Footer, Input, Static
 
 
 class PasswordScreen(ModalScreen[SecretStr | None]):
@@ -35,6 +35,7 @@ class PasswordScreen(ModalScreen[SecretStr | None]):
             )
             yield Input(password=True, id="password", placeholder="password")
             yield Static(self.error, id="err-password", classes="field-error")
+        yield Footer()
 
     def on_mount(self) -> None:
         """Focus the input; show the previous error if any."""

@@ -17,7 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Static
+from textual.widgets import Button, Footer, Input, Label, Static
 
 from tui.api.models import DecimalAllowance
 from tui.widgets import fmt
@@ -106,6 +106,7 @@ class PermitScreen(ModalScreen[Decimal | None]):
                 label = "Withdraw" if form.action is MoneyAction.WITHDRAW else "Sign & send"
                 yield Button(f"{label} (^s)", id="go", variant="primary", compact=True)
                 yield Button("Back out (esc)", id="back", compact=True)
+        yield Footer()
 
     def on_mount(self) -> None:
         """Focus the amount."""

@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Select, Static
+from textual.widgets import Button, Footer, Input, Label, Select, Static
 
 from tui.api.models import Company, NewSettlementPoolRequest
 from tui.margin_presets import DEFAULT_PRESET, MARGIN_PRESETS, PRESET_NOTES, preset
@@ -95,6 +95,7 @@ class NewPoolScreen(ModalScreen[NewSettlementPoolRequest | None]):
             with Horizontal(classes="modal-buttons"):
                 yield Button("Create (^s)", id="go", variant="primary", compact=True)
                 yield Button("Back out (esc)", id="back", compact=True)
+        yield Footer()
 
     def on_mount(self) -> None:
         """Clear the error lines; focus the counterparty."""

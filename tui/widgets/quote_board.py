@@ -122,7 +122,7 @@ class QuoteBoard(Vertical):
         yield Static("", id="board-head")
         yield KeyedTable(COLUMNS, id="board-table", zebra_stripes=False)
         yield Static(
-            "[$text-muted]b buy at ask · s sell at bid · x cancel RFQ · esc inbox[/]",
+            "[$text-muted]b buy at ask · s sell at bid · x cancel RFQ · esc back[/]",
             id="board-hint",
         )
         yield Static("", id="board-error", classes="field-error")
@@ -157,12 +157,25 @@ class QuoteBoard(Vertical):
             if rfq.rfq_status == RFQStatus.OPEN
             else f"[$warning]{rfq.rfq_status}[/]"
         )
-        clearing = f"  {fmt.status_words(rfq.clearing_status)}" if rfq.clearing_status else ""
+        # Once a quote is accepted, where the trade stands matters more than the live price
+        # (and the status words are too long to share the first line).
+        status = str(rfq.clearing_status) if rfq.clearing_status else ""
+        tone = (
+            "$booked"
+            if status == "success_trades_booked_into_pool"
+            else "$rejected"
+            if status.startswith("rejected_")
+            else "$pending"
+        )
+        third = (
+            f"[{tone}]{fmt.status_words(status)}[/]"
+            if status
+            else f"structure px {fmt.price(price)}"
+        )
         head.update(
-            f"[b]My RFQ {fmt.short_id(rfq.rfq_id)}[/b]  qty {fmt.qty(rfq.qty)}"
-            f"  {state}{clearing}\n"
+            f"[b]My RFQ {fmt.short_id(rfq.rfq_id)}[/b]  qty {fmt.qty(rfq.qty)}  {state}\n"
             f"{fmt.structure_text(rfq.structure)}\n"
-            f"structure px {fmt.price(price)}"
+            f"{third}"
         )
         quotes = board_quotes(rfq, self.book, now)
         self._quotes = {q.quote_id: q for q in quotes}

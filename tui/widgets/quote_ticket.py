@@ -332,7 +332,7 @@ class QuoteTicket(Vertical):
             bid, ask = prefill(marks[index] if index < len(marks) else None)
             rows.append(
                 Horizontal(
-                    Label(_leg_label(leg), classes="leg-label"),
+                    Label(_leg_label(leg, rfq.qty), classes="leg-label"),
                     Input(bid, id=f"bid-{index}", compact=True, classes="leg-bid"),
                     Input(ask, id=f"ask-{index}", compact=True, classes="leg-ask"),
                     classes="leg-row",
@@ -485,6 +485,13 @@ class QuoteTicket(Vertical):
         self.action_cancel_quote()
 
 
-def _leg_label(leg: RFQLeg) -> str:
+def _leg_label(leg: RFQLeg, rfq_qty: Decimal) -> str:
+    """``B BTC-PERP``, with ``x2`` when the leg trades twice the RFQ's quantity.
+
+    The quantity itself is in the ticket's head; an option's name leaves no room for it.
+    """
     side = str(leg.side)[:1].upper()
-    return f"{side} {instrument_label(leg.instrument)} {fmt.qty(leg.qty)}"
+    label = f"{side} {instrument_label(leg.instrument)}"
+    if rfq_qty > 0 and leg.qty != rfq_qty:
+        label += f" x{fmt.qty(leg.qty / rfq_qty)}"
+    return label
