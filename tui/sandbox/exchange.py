@@ -766,6 +766,12 @@ class Exchange:
             )
 
     def _own_quote(self, caller: Caller, quote_id: str, field_name: str) -> dict[str, Any]:
+        """The caller's own quote, for a maker's cancel or replace.
+
+        The taker of the quote's RFQ (who can see the quote) gets 403/2002 "only the quote's
+        maker may do this", as the catalogue has it for a record of another company; anyone
+        else gets 404, as for an unknown id. Kept as is on purpose.
+        """
         quote = load_quote(self.store, quote_id)
         if quote is None:
             raise ServiceError.not_found(f"{field_name}: quote")
