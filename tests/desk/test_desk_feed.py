@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from tui.api.budget import TokenBudget
+from tui.api.budget import DESK_RESERVE_TOKENS, TokenBudget
 from tui.api.client import ServiceClient
+from tui.api.endpoints import BUDGET_TOKENS, BUDGET_WINDOW_S
 from tui.feed import SPECS, Feed, stale_after
 from tui.messages import (
     ClockSynced,
@@ -125,7 +126,10 @@ def test_hot_topics_poll_faster_and_go_stale_sooner() -> None:
     assert feed.interval(Topic.RFQS_RECEIVED) == spec.hot_s < spec.cold_s
     assert stale_after(spec, hot=True) < stale_after(spec, hot=False)
     assert Topic.STATS not in feed.topics  # no stats source, no stats polls
-    priorities = [SPECS[t].priority for t in feed.due()]
+    # The topic that just turned hot polls at once; the rest by priority.
+    due = feed.due()
+    assert due[0] is Topic.RFQS_RECEIVED
+    priorities = [SPECS[t].priority for t in due[1:]]
     assert priorities == sorted(priorities)
 
 
@@ -210,7 +214,7 @@ async def test_a_booked_trade_refreshes_the_money_topics_early(sandbox: Any) -> 
         assert set(MONEY_TOPICS) <= set(blotter_only.due())
 
 
-async def test_a_money_action_refreshes_now_and_once_more_after_the_chain(sandbox: Any) -> None:
+async def test_a_money_action_refreshes_once_the_chain_has_confirmed(sandbox: Any) -> None:
     from tui.feed import MONEY_FOLLOW_UP_S, MONEY_TOPICS
 
     posted: list[Any] = []
@@ -219,15 +223,30 @@ async def test_a_money_action_refreshes_now_and_once_more_after_the_chain(sandbo
         feed = Feed(client, posted.append, clock=sandbox.clock.now, monotonic=ticker)
         await feed.refresh_all()
         feed.kick_money()
-        assert set(MONEY_TOPICS) <= set(feed.due())
-        await feed.refresh(*MONEY_TOPICS)
+        # Not at once (the chain has not confirmed anything yet), but well before the slow poll.
         assert not set(MONEY_TOPICS) & set(feed.due())
         ticker.now += MONEY_FOLLOW_UP_S / 2
         assert not set(MONEY_TOPICS) & set(feed.due())
         ticker.now += MONEY_FOLLOW_UP_S / 2
         assert set(MONEY_TOPICS) <= set(feed.due())
-        # The follow-up obeys the budget like any poll: the on-demand refreshes above spent
-        # the window down to the reserve, so it waits instead of eating into it.
-        assert client.budget.available() < feed.keep_free + SPECS[Topic.SUMMARY].cost
-        assert Topic.SUMMARY not in feed.tick()
+        # Kicked polls go first, but obey the budget like any poll: with the window spent
+        # down to the reserve, the follow-up waits instead of eating into it.
+        assert feed.due()[0] in (*MONEY_TOPICS, Topic.TRANSFERS)
+        spend = client.budget.available() - feed.keep_free - SPECS[Topic.SUMMARY].cost + 1
+        assert client.budget.try_acquire(spend)
+        started = feed.tick()
         await feed.idle()
+        assert Topic.SUMMARY not in started and Topic.POOLS not in started
+        assert client.budget.available() >= feed.keep_free
+
+
+def test_the_busiest_view_leaves_room_for_the_users_writes() -> None:
+    # Trade tab, an RFQ of mine open, a trade in clearing: what polls fast then.
+    hot = {Topic.RFQS_RECEIVED, Topic.RFQS_SENT, Topic.QUOTES_SENT, Topic.QUOTES_RECEIVED}
+    per_window = sum(
+        spec.cost * BUDGET_WINDOW_S / (spec.hot_s if topic in hot else spec.cold_s)
+        for topic, spec in SPECS.items()
+    )
+    share = BUDGET_TOKENS - DESK_RESERVE_TOKENS
+    # A schedule that wants the whole share stalls for a window after every write.
+    assert per_window <= 0.9 * share
