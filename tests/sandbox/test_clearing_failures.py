@@ -234,3 +234,17 @@ def test_a_failing_transfer_confirmation_fails_the_transfer_and_returns_the_mone
     assert seen.status == "failed"
     assert kit.wallet("DESK") == wallet
     assert kit.balance("DESK", pool.pool_id) == balance
+
+
+def test_a_trade_left_hanging_by_an_older_sandbox_is_ended_on_the_next_open(kit):
+    rfq = kit.rfq(targets=("CBLT",))
+    quote = kit.quote("CBLT", rfq, new_pool="stuck", expires_in=200)
+    kit.accept("DESK", quote)
+    with kit.ex.store.transaction():  # the pool_open timer crashed and was dropped, long ago
+        kit.ex.store.execute("DELETE FROM timers WHERE kind != 'rfq_expiry'")
+    kit.reopen()
+    kit.advance(0)
+    assert kit.my_quote("DESK", quote.parent_quote_id).clearing_status == (
+        S.REJECTED_FAILED_POOL_CREATION
+    )
+    assert kit.ex.rfqs_cancel(kit["DESK"], CancelRequest(id=rfq.rfq_id)) is True

@@ -772,6 +772,32 @@ class Clearing:
                 quote, _WAITING.get(waited, ClearingStatus.REJECTED_FAILED_RISK_CHECKS), now_ms
             )
 
+    def rescue(self, now_ms: int) -> None:
+        """Give every trade still clearing with no timer left to move it one due now.
+
+        A database written by an older sandbox may hold trades whose only timer failed and was
+        dropped: a waiting state then meets its deadline at once, and a pending atomic deposit
+        gets its block (it books or fails). Cheap when nothing hangs: one pass over the
+        accepted quotes.
+        """
+        for quote in self._accepted_quotes():
+            quote_id = quote["parent_quote_id"]
+            status = quote["clearing_status"]
+            pool_id = (quote.get("_clearing") or {}).get("pool_id", "")
+            pending = self.store.scalar(
+                "SELECT 1 FROM timers WHERE ref = ? OR ref LIKE ? OR (kind = 'pool_open' "
+                "AND ref = ?) LIMIT 1",
+                (quote_id, f"{quote_id}|%", pool_id),
+            )
+            if pending:
+                continue
+            if status == ClearingStatus.PENDING_ATOMIC_DEPOSIT:
+                self.store.add_timer(now_ms, "atomic_deposit", quote_id)
+            elif status in _WAITING:
+                quote["_clearing"]["deadline_ms"] = now_ms
+                save_quote(self.store, quote)
+                self.store.add_timer(now_ms, "clearing_deadline", f"{quote_id}|{status}")
+
     def deadline(self, ref: str, now_ms: int) -> None:
         """A waiting state's deadline passed: reject the trade if it is still waiting there."""
         quote_id, _, status = ref.partition("|")

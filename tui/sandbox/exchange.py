@@ -266,7 +266,8 @@ class Exchange:
         """Open (creating, migrating and seeding on first use) the sandbox in ``db_path``.
 
         The seed is stored on first open; a later open of the same file keeps the stored seed
-        whatever ``seed`` says, so ids stay reproducible and never repeat. The market resumes
+        whatever ``seed`` says, so ids stay reproducible and never repeat. A trade a former
+        version left hanging without a timer is given one (`Clearing.rescue`). The market resumes
         from its stored snapshot (or starts from the seed).
         """
         from tui.sandbox.market import Market
@@ -292,6 +293,9 @@ class Exchange:
                     store.meta_set("created_ms", str(clock.now_ms()))
                     seed_exchange(store, exchange.chain, exchange.portfolio, clock.now())
                     exchange._save_market()
+            else:
+                with store.transaction():
+                    exchange.clearing.rescue(clock.now_ms())
             return exchange
         except BaseException:
             store.close()
