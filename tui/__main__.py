@@ -164,7 +164,7 @@ def _run_sandbox(args: argparse.Namespace) -> int:
         level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     db_path: Path = (args.db or default_db_path()).expanduser().resolve()
-    db_path.parent.mkdir(parents=True, exist_ok=True)
+    db_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # holds keys
     credentials_path: Path = (
         (args.credentials or default_credentials_path(db_path)).expanduser().resolve()
     )

@@ -199,10 +199,11 @@ def client_from(
 
 
 async def test_kill_9_after_an_acknowledged_write_loses_nothing(tmp_path: Path) -> None:
-    db, credentials = tmp_path / "desk.db", tmp_path / "creds.json"
+    db, credentials = tmp_path / "data" / "desk.db", tmp_path / "data" / "creds.json"
     first = SandboxProcess(db, credentials, tmp_path / "sandbox.log")
     try:
         assert stat.S_IMODE(credentials.stat().st_mode) == 0o600
+        assert stat.S_IMODE(db.parent.stat().st_mode) == 0o700  # the folder of keys is private
         client, info = client_from(credentials)
         assert info["document"]["base_url"] == first.base_url
         assert info["document"]["stats_base_url"] == first.base_url
@@ -287,6 +288,7 @@ def test_credentials_file_is_private_from_the_first_byte(tmp_path: Path) -> None
     path = tmp_path / "nested" / "creds.json"
     write_credentials(path, {"companies": [{"api_secret": "ab"}]})
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700  # a folder it makes is private
     path.chmod(0o644)  # a stale, too-open file is replaced, not rewritten in place
     write_credentials(path, {"companies": []})
     assert stat.S_IMODE(path.stat().st_mode) == 0o600

@@ -56,7 +56,7 @@ def credentials_document(
 
 def write_credentials(path: Path, document: dict[str, Any]) -> None:
     """Write ``document`` to ``path`` as JSON, mode 0600 from creation, replaced atomically."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with contextlib.suppress(FileNotFoundError):
         tmp.unlink()
