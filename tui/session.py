@@ -195,7 +195,7 @@ class SandboxConnector:
 
     async def connect(self) -> Connection:
         """Attach to a running sandbox for this data dir, or start one and wait until ready."""
-        self.data.mkdir(parents=True, exist_ok=True)
+        self.data.mkdir(mode=0o700, parents=True, exist_ok=True)  # keys live here
         if self.credentials_path.exists():
             with contextlib.suppress(SessionError):
                 document = read_credentials_file(self.credentials_path)
