@@ -555,6 +555,20 @@ class Exchange:
         id: str | None = None,
     ) -> PageSlice[Trade]:
         """The caller's side of every booked trade leg, oldest first."""
+        rows, more = self._company_rows("trades", caller, limit, offset, pool=pool, id=id)
+        return PageSlice([Trade.model_validate(r) for r in rows], more)
+
+    def _company_rows(
+        self,
+        table: str,
+        caller: Caller,
+        limit: int,
+        offset: int,
+        *,
+        pool: str | None,
+        id: str | None,
+    ) -> tuple[list[dict[str, Any]], bool]:
+        """A page of the caller's own rows of ``table``, filtered by pool and id when given."""
         self._read()
         where = "company_id = ?"
         params: list[Any] = [caller.company_id]
@@ -564,8 +578,7 @@ class Exchange:
         if id is not None:
             where += " AND id = ?"
             params.append(id)
-        rows, more = self.store.page("trades", where, params, limit=limit, offset=offset)
-        return PageSlice([Trade.model_validate(r) for r in rows], more)
+        return self.store.page(table, where, params, limit=limit, offset=offset)
 
     def portfolio_summary(self, caller: Caller) -> PortfolioSummary:
         """Balance over all pools, and uPNL, notional and greeks of every open position.
@@ -1216,16 +1229,7 @@ class Exchange:
         id: str | None = None,
     ) -> PageSlice[Transfer]:
         """The caller's deposits and withdrawals (its clearing deposits too), oldest first."""
-        self._read()
-        where = "company_id = ?"
-        params: list[Any] = [caller.company_id]
-        if pool is not None:
-            where += " AND pool_id = ?"
-            params.append(pool)
-        if id is not None:
-            where += " AND id = ?"
-            params.append(id)
-        rows, more = self.store.page("transfers", where, params, limit=limit, offset=offset)
+        rows, more = self._company_rows("transfers", caller, limit, offset, pool=pool, id=id)
         return PageSlice([Transfer.model_validate(r) for r in rows], more)
 
     def transfers_new(self, caller: Caller, body: NewTransferRequest) -> Transfer:
