@@ -6,6 +6,7 @@ import json
 import random
 from collections import defaultdict, deque
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -15,8 +16,10 @@ from tui.api.budget import TokenBudget
 from tui.api.client import ServiceClient
 from tui.api.clock import ServerClock
 
-API_KEY = "6f1c0d2e-4b7a-4c1e-9a51-2f3d8e7b6a10"
-API_SECRET = "8b1f4e2a9c7d3b6e5f0a1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5"
+# The public test credentials of the interface's signing vectors, never a real key.
+_VECTORS = json.loads((Path(__file__).parents[1] / "data" / "signing-vectors.json").read_text())
+API_KEY: str = _VECTORS["api_key"]
+API_SECRET: str = _VECTORS["api_secret"]
 BASE_URL = "http://venue.test"
 LOCAL_MS = 1_763_726_400_000
 
