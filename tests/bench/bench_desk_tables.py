@@ -21,8 +21,6 @@ import asyncio
 import json
 import sys
 import time
-from datetime import UTC, datetime, timedelta
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -33,36 +31,19 @@ if str(REPO) not in sys.path:
 from textual.app import App, ComposeResult  # noqa: E402
 from textual.widgets import DataTable  # noqa: E402
 
+from tests.desk.desk_kit import booked_trades  # noqa: E402
 from tui.api.models import Page, Trade  # noqa: E402
 from tui.book import DeskBook  # noqa: E402
 from tui.themes import DESK_VARIABLES  # noqa: E402
 from tui.widgets.blotter import Blotter  # noqa: E402
 from tui.widgets.keyed_table import KeyedTable  # noqa: E402
 
-T0 = datetime(2026, 1, 5, 12, tzinfo=UTC)
 ROWS = 10_000
 
 
 def day_of_trades(count: int = ROWS) -> list[Trade]:
-    """``count`` booked BTC perpetual trades, one a second."""
-    return [
-        Trade(
-            id=f"t{i:06d}",
-            source_rfq=f"r{i}",
-            source_quote=f"q{i}",
-            company="c1",
-            counterparty="c2",
-            created_at=T0 + timedelta(seconds=i),
-            side="buy" if i % 2 else "sell",
-            instrument={"instrument_type": "perpetual_future", "underlying": "BTC"},
-            price=Decimal("98000.5") + i,
-            qty=Decimal("0.1"),
-            pool_location="p1",
-            role="taker",
-            status="success_trades_booked_into_pool",
-        )
-        for i in range(count)
-    ]
+    """``count`` booked BTC perpetual trades, one a second (the desk tests' own day)."""
+    return booked_trades(count)
 
 
 class _BenchApp(App[None]):

@@ -8,7 +8,7 @@ on what it did, never on how fast the machine is.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,7 @@ from tui.api.models import (
     PerpetualFutureInstrument,
     Quote,
     Structure,
+    Trade,
     TradeSide,
     UseExistingPool,
 )
@@ -163,3 +164,29 @@ async def pool_between(client: ServiceClient, other_id: str) -> Any:
         if pool.data and any(p.company == other_id for p in pool.data.parties):
             return pool
     raise AssertionError("no shared pool")
+
+
+DAY_START = datetime(2026, 1, 5, 12, tzinfo=UTC)
+BOOKED = "success_trades_booked_into_pool"
+
+
+def booked_trades(count: int, start: int = 0, status: str = BOOKED) -> list[Trade]:
+    """``count`` BTC perpetual trade legs, one a second from `DAY_START`, ids ``t000000``..."""
+    return [
+        Trade(
+            id=f"t{i:06d}",
+            source_rfq=f"r{i}",
+            source_quote=f"q{i}",
+            company="c1",
+            counterparty="c2",
+            created_at=DAY_START + timedelta(seconds=i),
+            side="buy" if i % 2 else "sell",
+            instrument={"instrument_type": "perpetual_future", "underlying": "BTC"},
+            price=Decimal("98000.5") + i,
+            qty=Decimal("0.1"),
+            pool_location="p1",
+            role="taker",
+            status=status,
+        )
+        for i in range(start, start + count)
+    ]

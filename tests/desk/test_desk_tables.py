@@ -2,41 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
-from decimal import Decimal
 from typing import Any
 
 from textual.app import App, ComposeResult
 
-from tui.api.models import Trade
+from tests.desk.desk_kit import booked_trades as trades
 from tui.book import DeskBook
 from tui.themes import DESK_VARIABLES
 from tui.widgets.blotter import Blotter
 from tui.widgets.keyed_table import KeyedTable
-
-T0 = datetime(2026, 1, 5, 12, tzinfo=UTC)
-BOOKED = "success_trades_booked_into_pool"
-
-
-def trades(count: int, start: int = 0, status: str = BOOKED) -> list[Trade]:
-    return [
-        Trade(
-            id=f"t{i:06d}",
-            source_rfq=f"r{i}",
-            source_quote=f"q{i}",
-            company="c1",
-            counterparty="c2",
-            created_at=T0 + timedelta(seconds=i),
-            side="buy" if i % 2 else "sell",
-            instrument={"instrument_type": "perpetual_future", "underlying": "BTC"},
-            price=Decimal("98000.5") + i,
-            qty=Decimal("0.1"),
-            pool_location="p1",
-            role="taker",
-            status=status,
-        )
-        for i in range(start, start + count)
-    ]
 
 
 class CountingTable(KeyedTable):
