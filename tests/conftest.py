@@ -23,7 +23,7 @@ import httpx
 import pytest
 
 from tui.api.endpoints import BUDGET_TOKENS, BUDGET_WINDOW_S
-from tui.sandbox.clock import SandboxClock
+from tui.sandbox.engine.clock import SandboxClock
 
 T = TypeVar("T")
 
@@ -71,9 +71,9 @@ class Sandbox:
 
     def start(self) -> Sandbox:
         """Open the engine on ``db_path`` and serve it on a random loopback port."""
-        from tui.sandbox.actor_profiles import ActorConfig
-        from tui.sandbox.exchange import Exchange
-        from tui.sandbox.server import BackgroundSandbox
+        from tui.sandbox.actors.profiles import ActorConfig
+        from tui.sandbox.engine.exchange import Exchange
+        from tui.sandbox.http.server import BackgroundSandbox
 
         def open_exchange() -> Exchange:
             return Exchange.open(
@@ -143,7 +143,7 @@ class Sandbox:
     def caller(self, short_name: str = "DESK", *, reader: bool = False) -> Any:
         """The engine's `Caller` for a company's writer (or reader) key."""
         from tui.api.models import ApiRole
-        from tui.sandbox.exchange import Caller
+        from tui.sandbox.engine.exchange import Caller
 
         entry = (self.readers if reader else self.credentials)[short_name]
         return Caller(entry["id"], entry["key_id"], ApiRole(entry["role"]))
@@ -246,7 +246,7 @@ class Sandbox:
 @pytest.fixture(scope="session")
 def sandbox_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A freshly seeded sandbox database, made once per session and copied by `sandbox`."""
-    from tui.sandbox.exchange import Exchange
+    from tui.sandbox.engine.exchange import Exchange
 
     path = tmp_path_factory.mktemp("sandbox-template") / "template.db"
     clock = SandboxClock(frozen_at_ms=SANDBOX_START_MS)

@@ -149,16 +149,16 @@ def _run_sandbox(args: argparse.Namespace) -> int:
     import logging
 
     from tui.api.endpoints import BUDGET_TOKENS
-    from tui.sandbox.actor_profiles import ActorConfig
-    from tui.sandbox.clock import SandboxClock
+    from tui.sandbox.actors.profiles import ActorConfig
     from tui.sandbox.credentials import (
         credentials_document,
         default_credentials_path,
         default_db_path,
         write_credentials,
     )
-    from tui.sandbox.exchange import Exchange
-    from tui.sandbox.server import SandboxServer, serve
+    from tui.sandbox.engine.clock import SandboxClock
+    from tui.sandbox.engine.exchange import Exchange
+    from tui.sandbox.http.server import SandboxServer, serve
 
     logging.basicConfig(
         level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -171,7 +171,7 @@ def _run_sandbox(args: argparse.Namespace) -> int:
     clock = SandboxClock()
     exchange = Exchange.open(db_path, seed=args.seed, clock=clock, block_delay_s=args.block_delay)
     if not args.no_history:
-        from tui.sandbox.history import seed_history
+        from tui.sandbox.engine.history import seed_history
 
         seed_history(exchange)  # once per database: a no-op when the history is already there
 
@@ -210,20 +210,18 @@ def _run_sandbox(args: argparse.Namespace) -> int:
 
 
 def _run_config() -> int:
-    import platformdirs
+    from tui.paths import config_dir, data_dir, sandbox_credentials_path, sandbox_db_path
 
-    from tui.sandbox.credentials import APP_NAME, default_credentials_path, default_db_path
-
-    db_path = default_db_path()
-    print(f"config dir:           {platformdirs.user_config_dir(APP_NAME)}")
-    print(f"data dir:             {platformdirs.user_data_dir(APP_NAME)}")
+    db_path = sandbox_db_path()
+    print(f"config dir:           {config_dir()}")
+    print(f"data dir:             {data_dir()}")
     print(f"sandbox database:     {db_path}")
-    print(f"sandbox credentials:  {default_credentials_path(db_path)}")
+    print(f"sandbox credentials:  {sandbox_credentials_path(db_path)}")
     return 0
 
 
 def _run_desk(args: argparse.Namespace) -> int:
-    from tui.launch import run_desk
+    from tui.desk.launch import run_desk
 
     return run_desk(profile=args.profile, theme=args.theme)
 

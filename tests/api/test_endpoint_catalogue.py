@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tui.api.client import PAGED_ENDPOINTS, ServiceClient
 from tui.api.endpoints import ENDPOINTS, Method, endpoint_for
-from tui.sandbox.query import FILTER_PARSERS
+from tui.sandbox.http.query import FILTER_PARSERS
 
 # The interface's "Request-token costs" table, transcribed row by row.
 _COSTS = {

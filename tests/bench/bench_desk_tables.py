@@ -33,10 +33,10 @@ from textual.widgets import DataTable  # noqa: E402
 
 from tests.desk.desk_kit import booked_trades  # noqa: E402
 from tui.api.models import Page, Trade  # noqa: E402
-from tui.book import DeskBook  # noqa: E402
-from tui.themes import DESK_VARIABLES  # noqa: E402
-from tui.widgets.blotter import Blotter  # noqa: E402
-from tui.widgets.keyed_table import KeyedTable  # noqa: E402
+from tui.desk.book import DeskBook  # noqa: E402
+from tui.desk.themes import DESK_VARIABLES  # noqa: E402
+from tui.desk.widgets.blotter import Blotter  # noqa: E402
+from tui.desk.widgets.keyed_table import KeyedTable  # noqa: E402
 
 ROWS = 10_000
 

@@ -34,10 +34,10 @@ from tui.api.models import (
     UseExistingPool,
 )
 from tui.api.permits import sign_permit
-from tui.app import DeskApp
-from tui.margin_presets import preset
-from tui.messages import Topic
-from tui.session import StaticConnector, connection_from_credentials
+from tui.desk.app import DeskApp
+from tui.desk.margin_presets import preset
+from tui.desk.messages import Topic
+from tui.desk.session import StaticConnector, connection_from_credentials
 
 DeskFactory = Callable[..., DeskApp]
 SIZE = (140, 45)

@@ -1,5 +1,5 @@
 """Deterministic desk scenes on the seeded, frozen-clock sandbox: the snapshot tests pin them
-and ``scripts/export_screenshots.py`` renders them for the README.
+and ``tests/desk/export_screenshots.py`` renders them for the README.
 
 `build_world` drives the counterparties (and DESK's own API key, for the parts a scene does not
 show being typed) into a busy but reproducible state: a booked trade, an RFQ with quotes on
@@ -29,10 +29,10 @@ from tui.api.models import (
     Structure,
     TradeSide,
 )
-from tui.app import DeskApp
-from tui.widgets.quote_board import QuoteBoard
-from tui.widgets.rfq_inbox import RfqInbox
-from tui.widgets.status_bar import StatusBar
+from tui.desk.app import DeskApp
+from tui.desk.widgets.quote_board import QuoteBoard
+from tui.desk.widgets.rfq_inbox import RfqInbox
+from tui.desk.widgets.status_bar import StatusBar
 
 CALENDAR_EXPIRY = datetime(2026, 6, 26, 8, tzinfo=UTC)
 

@@ -12,14 +12,14 @@ from textual.widgets import Input
 
 from tests.desk.desk_kit import SIZE, DeskFactory, make_desk, refresh
 from tui.api.permits import save_wallet_key
-from tui.app import DeskApp
-from tui.messages import ConnectionState, Topic
-from tui.screens.help import HelpScreen
-from tui.screens.password import PasswordScreen
-from tui.session import Connection, SessionError, StaticConnector
-from tui.widgets.keyed_table import KeyedTable
-from tui.widgets.portfolio_header import PortfolioHeader
-from tui.widgets.status_bar import StatusBar
+from tui.desk.app import DeskApp
+from tui.desk.messages import ConnectionState, Topic
+from tui.desk.screens.help import HelpScreen
+from tui.desk.screens.password import PasswordScreen
+from tui.desk.session import Connection, SessionError, StaticConnector
+from tui.desk.widgets.keyed_table import KeyedTable
+from tui.desk.widgets.portfolio_header import PortfolioHeader
+from tui.desk.widgets.status_bar import StatusBar
 
 
 class SlowConnector:

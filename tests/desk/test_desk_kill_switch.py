@@ -7,11 +7,11 @@ from typing import Any
 from textual.widgets import Input
 
 from tests.desk.desk_kit import SIZE, DeskFactory, perp_rfq, refresh, settle
-from tui.book import quote_is_open
-from tui.messages import Topic
-from tui.screens.confirm import ConfirmScreen
-from tui.widgets.quote_ticket import QuoteTicket
-from tui.widgets.rfq_inbox import RfqInbox
+from tui.desk.book import quote_is_open
+from tui.desk.messages import Topic
+from tui.desk.screens.confirm import ConfirmScreen
+from tui.desk.widgets.quote_ticket import QuoteTicket
+from tui.desk.widgets.rfq_inbox import RfqInbox
 
 
 async def _desk_with_a_quote_and_an_rfq(app: Any, pilot: Any, sandbox: Any) -> None:

@@ -14,12 +14,12 @@ from textual.widgets import Input, Select
 
 from tests.desk.desk_kit import SIZE, DeskFactory, accept, permit, perp_rfq, refresh, settle
 from tui.api.models import RFQ, ClearingStatus, TradeSide
-from tui.book import NextStep
-from tui.messages import Topic
-from tui.screens.permit import PermitScreen
-from tui.widgets.quote_ticket import NEW_POOL, QuoteTicket
-from tui.widgets.rfq_inbox import RfqInbox
-from tui.widgets.trade_tracker import TradeTracker
+from tui.desk.book import NextStep
+from tui.desk.messages import Topic
+from tui.desk.screens.permit import PermitScreen
+from tui.desk.widgets.quote_ticket import NEW_POOL, QuoteTicket
+from tui.desk.widgets.rfq_inbox import RfqInbox
+from tui.desk.widgets.trade_tracker import TradeTracker
 
 
 async def _rfq_from_embr(sandbox: Any, embr: Any, qty: str = "1") -> RFQ:

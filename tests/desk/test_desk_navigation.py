@@ -7,10 +7,10 @@ from typing import Any
 from textual.widgets import Footer, TabbedContent
 
 from tests.desk.desk_kit import SIZE, DeskFactory, perp_rfq, refresh
-from tui.app import DeskApp
-from tui.messages import Topic
-from tui.screens.new_rfq import NewRfqScreen
-from tui.widgets.rfq_inbox import RfqInbox
+from tui.desk.app import DeskApp
+from tui.desk.messages import Topic
+from tui.desk.screens.new_rfq import NewRfqScreen
+from tui.desk.widgets.rfq_inbox import RfqInbox
 
 
 def footer_says(app: DeskApp, key: str) -> str:

@@ -27,14 +27,14 @@ from tui.api.models import (
     TradeSide,
     UseExistingPool,
 )
-from tui.book import DeskBook, LegFill, gross_notional
-from tui.messages import Topic
-from tui.screens.confirm import ConfirmScreen
-from tui.widgets import fmt
-from tui.widgets.blotter import Blotter
-from tui.widgets.quote_board import QuoteBoard
-from tui.widgets.rfq_inbox import RfqInbox
-from tui.widgets.trade_tracker import TradeTracker
+from tui.desk.book import DeskBook, LegFill, gross_notional
+from tui.desk.messages import Topic
+from tui.desk.screens.confirm import ConfirmScreen
+from tui.desk.widgets import fmt
+from tui.desk.widgets.blotter import Blotter
+from tui.desk.widgets.quote_board import QuoteBoard
+from tui.desk.widgets.rfq_inbox import RfqInbox
+from tui.desk.widgets.trade_tracker import TradeTracker
 
 
 def test_gross_notional_counts_every_leg_at_its_size() -> None:

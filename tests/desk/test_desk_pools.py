@@ -9,10 +9,10 @@ from typing import Any
 from textual.widgets import Input, Select
 
 from tests.desk.desk_kit import SIZE, DeskFactory, refresh, settle
-from tui.messages import Topic
-from tui.screens.permit import PermitScreen
-from tui.screens.pool_create import NewPoolScreen
-from tui.widgets.pools import PoolsPane, party_margin
+from tui.desk.messages import Topic
+from tui.desk.screens.permit import PermitScreen
+from tui.desk.screens.pool_create import NewPoolScreen
+from tui.desk.widgets.pools import PoolsPane, party_margin
 
 
 def pool_named(app: Any, name: str) -> Any:

@@ -13,11 +13,11 @@ from textual.widgets import Input, Select, SelectionList, Static
 
 from tests.desk.desk_kit import SIZE, DeskFactory, refresh, settle
 from tui.api.errors import OutOfRange
-from tui.messages import Topic
-from tui.screens.new_rfq import NewRfqScreen, TargetList, rfq_errors_from_api
-from tui.widgets.forms import FORM
-from tui.widgets.quote_board import QuoteBoard
-from tui.widgets.rfq_inbox import RfqInbox
+from tui.desk.messages import Topic
+from tui.desk.screens.new_rfq import NewRfqScreen, TargetList, rfq_errors_from_api
+from tui.desk.widgets.forms import FORM
+from tui.desk.widgets.quote_board import QuoteBoard
+from tui.desk.widgets.rfq_inbox import RfqInbox
 
 
 def test_venue_refusals_of_an_rfq_map_to_the_builder_fields() -> None:

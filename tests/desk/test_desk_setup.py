@@ -12,14 +12,20 @@ from typing import Any
 import pytest
 
 from tui.api.models import Trade, Transfer
-from tui.config import ConfigError, load_config, resolve_profile
-from tui.export import export_csv
-from tui.session import (
+from tui.desk.config import ConfigError, load_config, resolve_profile
+from tui.desk.export import export_csv
+from tui.desk.session import (
     SandboxConnector,
     SessionError,
     connection_from_credentials,
 )
-from tui.themes import BUILTIN_THEMES, DEFAULT_THEME, DESK_VARIABLES, load_user_themes, pick_theme
+from tui.desk.themes import (
+    BUILTIN_THEMES,
+    DEFAULT_THEME,
+    DESK_VARIABLES,
+    load_user_themes,
+    pick_theme,
+)
 
 NOW = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
 SECRET = "ab" * 32

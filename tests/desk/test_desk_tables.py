@@ -7,10 +7,10 @@ from typing import Any
 from textual.app import App, ComposeResult
 
 from tests.desk.desk_kit import booked_trades as trades
-from tui.book import DeskBook
-from tui.themes import DESK_VARIABLES
-from tui.widgets.blotter import Blotter
-from tui.widgets.keyed_table import KeyedTable
+from tui.desk.book import DeskBook
+from tui.desk.themes import DESK_VARIABLES
+from tui.desk.widgets.blotter import Blotter
+from tui.desk.widgets.keyed_table import KeyedTable
 
 
 class CountingTable(KeyedTable):
@@ -38,7 +38,7 @@ async def filled(pilot: Any, table: KeyedTable) -> None:
 
 
 async def test_ten_thousand_trades_merge_in_place(monkeypatch: Any) -> None:
-    monkeypatch.setattr("tui.widgets.blotter.KeyedTable", CountingTable)
+    monkeypatch.setattr("tui.desk.widgets.blotter.KeyedTable", CountingTable)
     CountingTable.updates = 0
     app = BlotterApp()
     async with app.run_test(size=(140, 45)) as pilot:

@@ -22,15 +22,15 @@ from tests.desk.desk_kit import (
     settle,
 )
 from tui.api.models import ClearingStatus, MakerLastLookRequest, RequestAction
-from tui.messages import Topic
-from tui.screens.confirm import ConfirmScreen
-from tui.screens.new_rfq import NewRfqScreen
-from tui.screens.permit import PermitScreen
-from tui.widgets.blotter import Blotter
-from tui.widgets.keyed_table import KeyedTable
-from tui.widgets.quote_board import QuoteBoard
-from tui.widgets.rfq_inbox import RfqInbox
-from tui.widgets.trade_tracker import TradeTracker
+from tui.desk.messages import Topic
+from tui.desk.screens.confirm import ConfirmScreen
+from tui.desk.screens.new_rfq import NewRfqScreen
+from tui.desk.screens.permit import PermitScreen
+from tui.desk.widgets.blotter import Blotter
+from tui.desk.widgets.keyed_table import KeyedTable
+from tui.desk.widgets.quote_board import QuoteBoard
+from tui.desk.widgets.rfq_inbox import RfqInbox
+from tui.desk.widgets.trade_tracker import TradeTracker
 
 
 async def test_taker_trade_from_rfq_to_booked(sandbox: Any, desk: DeskFactory) -> None:

@@ -27,13 +27,13 @@ from tui.api.models import (
     TradeSide,
     UseExistingPool,
 )
-from tui.sandbox.actor_deposits import approve_deposit
-from tui.sandbox.actor_pricing import PricedLeg, maker_leg_quotes
-from tui.sandbox.actor_profiles import ActorConfig, MakerProfile, maker_profile
-from tui.sandbox.actors import ActorAction, ActorRunner, identities
-from tui.sandbox.clock import SandboxClock
-from tui.sandbox.exchange import Exchange
-from tui.sandbox.seed import default_margin_params
+from tui.sandbox.actors.deposits import approve_deposit
+from tui.sandbox.actors.pricing import PricedLeg, maker_leg_quotes
+from tui.sandbox.actors.profiles import ActorConfig, MakerProfile, maker_profile
+from tui.sandbox.actors.runner import ActorAction, ActorRunner, identities
+from tui.sandbox.engine.clock import SandboxClock
+from tui.sandbox.engine.exchange import Exchange
+from tui.sandbox.engine.seed import default_margin_params
 
 START_MS = 1_793_500_000_000
 """A fixed start (2026-11-01): the same seed then gives the same market in every run."""

@@ -25,7 +25,7 @@ from tui.api.models import (
     TradeSide,
     UseExistingPool,
 )
-from tui.sandbox.seed import SEED_POOL_NAME
+from tui.sandbox.engine.seed import SEED_POOL_NAME
 
 D = Decimal
 

@@ -41,10 +41,10 @@ from tui.api.models import (
     UseExistingPool,
     VanillaOptionInstrument,
 )
-from tui.sandbox.clock import SandboxClock
-from tui.sandbox.errors import ServiceError
-from tui.sandbox.exchange import Caller, Exchange
-from tui.sandbox.seed import SEED_POOL_NAME
+from tui.sandbox.engine.clock import SandboxClock
+from tui.sandbox.engine.errors import ServiceError
+from tui.sandbox.engine.exchange import Caller, Exchange
+from tui.sandbox.engine.seed import SEED_POOL_NAME
 
 START_MS = 1_793_500_000_000
 D = Decimal

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_kit import book_trade, perp, quote_request, rfq_request, seed_pool_id
 
+from tests.sandbox.e2e_kit import book_trade, perp, quote_request, rfq_request, seed_pool_id
 from tui.__main__ import build_parser, main
 from tui.api.client import ServiceClient
 from tui.api.models import (
@@ -33,7 +33,7 @@ from tui.api.models import (
 )
 from tui.api.permits import sign_permit
 from tui.sandbox.credentials import write_credentials
-from tui.sandbox.seed import default_margin_params
+from tui.sandbox.engine.seed import default_margin_params
 
 REPO = Path(__file__).resolve().parents[2]
 READY = re.compile(r"^sandbox ready at (http://127\.0\.0\.1:\d+) \(credentials: (.+)\)$")

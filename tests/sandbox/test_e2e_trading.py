@@ -13,8 +13,8 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from e2e_kit import book_trade, mark, perp, quote_request, rfq_request, seed_pool_id
 
+from tests.sandbox.e2e_kit import book_trade, mark, perp, quote_request, rfq_request, seed_pool_id
 from tui.api.client import CallInfo
 from tui.api.endpoints import ENDPOINTS
 from tui.api.errors import Forbidden, NotFound
@@ -35,7 +35,7 @@ from tui.api.models import (
 )
 from tui.api.permits import sign_permit
 from tui.api.stats import StatsClient
-from tui.sandbox.seed import default_margin_params
+from tui.sandbox.engine.seed import default_margin_params
 
 D = Decimal
 BOOKED = ClearingStatus.SUCCESS_TRADES_BOOKED_INTO_POOL

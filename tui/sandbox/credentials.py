@@ -13,34 +13,16 @@ import os
 from pathlib import Path
 from typing import Any
 
+from tui.paths import sandbox_credentials_path as default_credentials_path
+from tui.paths import sandbox_db_path as default_db_path
+
 __all__ = [
-    "APP_NAME",
     "credentials_document",
-    "data_dir",
     "default_credentials_path",
     "default_db_path",
     "read_credentials",
     "write_credentials",
 ]
-
-APP_NAME = "rfq-desk"
-
-
-def data_dir() -> Path:
-    """The user data directory of RFQ Desk (platformdirs), where the sandbox DB lives."""
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir(APP_NAME))
-
-
-def default_db_path() -> Path:
-    """The sandbox database used when ``--db`` is not given: restarts carry on from it."""
-    return data_dir() / "sandbox.db"
-
-
-def default_credentials_path(db_path: Path) -> Path:
-    """The credentials file next to a sandbox DB: ``sandbox.db`` -> ``sandbox-credentials.json``."""
-    return db_path.with_name(f"{db_path.stem}-credentials.json")
 
 
 def credentials_document(

@@ -1,0 +1,90 @@
+"""Render every pane of the desk as SVG into screenshots/ (for the README and for review).
+
+Deterministic: each scene runs on a fresh copy of the seeded sandbox with a frozen clock, the
+desk's feed polled once by hand, and machine-dependent numbers pinned, exactly as the snapshot
+tests do (the scenes are shared: tests/desk/scenes.py). The Trade tab is also rendered in every
+built-in theme.
+
+    python tests/desk/export_screenshots.py            # all scenes -> screenshots/*.svg
+    python tests/desk/export_screenshots.py trade pools --out /tmp/shots
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+from conftest import (  # noqa: E402  (the shared sandbox fixture's building blocks)
+    SANDBOX_BLOCK_DELAY_S,
+    SANDBOX_SEED,
+    SANDBOX_START_MS,
+    Sandbox,
+    make_sandbox,
+)
+
+from tests.desk.desk_kit import SIZE, make_desk  # noqa: E402
+from tests.desk.scenes import SCENES, build_world, freeze, open_desk  # noqa: E402
+from tui.desk.themes import BUILTIN_THEMES  # noqa: E402
+from tui.sandbox.engine.clock import SandboxClock  # noqa: E402
+from tui.sandbox.engine.exchange import Exchange  # noqa: E402
+
+
+def seeded_template(directory: Path) -> Path:
+    """A freshly seeded sandbox database, as the test session makes one."""
+    path = directory / "template.db"
+    clock = SandboxClock(frozen_at_ms=SANDBOX_START_MS)
+    Exchange.open(path, seed=SANDBOX_SEED, clock=clock, block_delay_s=SANDBOX_BLOCK_DELAY_S).close()
+    return path
+
+
+async def render(sandbox: Sandbox, scene: str, theme: str, workdir: Path) -> str:
+    """One scene as SVG text."""
+    app = make_desk(sandbox, workdir, theme=theme)
+    async with app.run_test(size=SIZE) as pilot:
+        world = await build_world(sandbox)
+        await open_desk(app, pilot)
+        await SCENES[scene](app, pilot, world)
+        await pilot.pause()
+        freeze(app)
+        await pilot.pause()
+        return app.export_screenshot(title=f"RFQ Desk - {scene}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Render the chosen scenes (default: all) into ``--out``."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("scenes", nargs="*", help=f"scenes (default all): {', '.join(SCENES)}")
+    parser.add_argument("--out", type=Path, default=ROOT / "screenshots")
+    args = parser.parse_args(argv)
+    unknown = [s for s in args.scenes if s not in SCENES]
+    if unknown:
+        parser.error(f"unknown scene(s): {', '.join(unknown)}")
+    jobs = [(scene, "desk-dark") for scene in (args.scenes or SCENES)]
+    if not args.scenes:
+        jobs += [("trade", theme) for theme in BUILTIN_THEMES if theme != "desk-dark"]
+    args.out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as scratch:
+        template = seeded_template(Path(scratch))
+        for index, (scene, theme) in enumerate(jobs):
+            workdir = Path(scratch) / f"run-{index}"
+            workdir.mkdir()
+            sandbox = make_sandbox(template, workdir)
+            try:
+                svg = asyncio.run(render(sandbox, scene, theme, workdir))
+            finally:
+                sandbox.stop()
+            name = scene if theme == "desk-dark" else f"{scene}-{theme}"
+            target = args.out / f"{name}.svg"
+            target.write_text(svg, encoding="utf-8")
+            print(target.relative_to(ROOT) if target.is_relative_to(ROOT) else target)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

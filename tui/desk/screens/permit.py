@@ -1,0 +1,138 @@
+"""The money form: approve a trade's deposit, deposit into a pool, or withdraw from it.
+
+Approving and depositing sign an ERC-2612 permit with the company wallet (template -> sign ->
+submit) so the pool address may spend the amount; a deposit then also asks for the transfer.
+The screen shows exactly who may spend what, validates the amount with the request models, and
+returns it; the app's worker does the signing and sending.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from enum import StrEnum
+
+from pydantic import ValidationError
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Footer, Input, Label, Static
+
+from tui.api.models import DecimalAllowance
+from tui.desk.widgets import fmt
+from tui.desk.widgets.forms import FormError, errors_from_validation, parse_decimal, show_errors
+
+
+class MoneyAction(StrEnum):
+    """What the form is for."""
+
+    APPROVE = "approve"
+    DEPOSIT = "deposit"
+    WITHDRAW = "withdraw"
+
+
+_TITLES = {
+    MoneyAction.APPROVE: "Approve deposit (sign permit)",
+    MoneyAction.DEPOSIT: "Deposit USDC into pool",
+    MoneyAction.WITHDRAW: "Withdraw USDC from pool",
+}
+
+
+@dataclass(frozen=True)
+class MoneyForm:
+    """What the form shows: the pool, who is on the other side, a suggested amount, a cap."""
+
+    action: MoneyAction
+    pool_name: str
+    pool_address: str | None
+    counterparty: str
+    amount: Decimal | None = None
+    maximum: Decimal | None = None
+    note: str = ""
+
+
+def check_amount(form: MoneyForm, text: str) -> Decimal:
+    """The amount typed, validated as an allowance (positive) and against the cap."""
+    value = parse_decimal(text, "amount")
+    assert value is not None
+    try:
+        DecimalAllowance(value=value)
+    except ValidationError as error:
+        raise FormError(errors_from_validation(error, lambda _loc: "amount")) from None
+    if form.maximum is not None and value > form.maximum:
+        raise FormError({"amount": f"at most {fmt.money(form.maximum)} can be withdrawn"})
+    if form.action is not MoneyAction.WITHDRAW and not form.pool_address:
+        raise FormError({"form": "the pool has no on-chain address yet; try again shortly"})
+    return value
+
+
+class PermitScreen(ModalScreen[Decimal | None]):
+    """The amount form (see module docs); dismisses with the amount or None."""
+
+    BINDINGS = [Binding("escape", "cancel", "Back out"), Binding("ctrl+s", "submit", "Sign & send")]
+
+    def __init__(self, form: MoneyForm) -> None:
+        super().__init__()
+        self.form = form
+
+    def compose(self) -> ComposeResult:
+        """What is signed, for whom, and the amount."""
+        form = self.form
+        spends = (
+            f"Signs a permit letting pool {form.pool_address or '(address pending)'}\n"
+            f"spend USDC from your wallet."
+            if form.action is not MoneyAction.WITHDRAW
+            else "Moves USDC from the pool back to your wallet."
+        )
+        amount = "" if form.amount is None else str(form.amount)
+        with Vertical(classes="modal-box"):
+            yield Static(f"[b]{_TITLES[form.action]}[/b]", classes="modal-title")
+            yield Static(
+                f"Pool [b]{form.pool_name}[/b] with [b]{form.counterparty}[/b]\n{spends}"
+                + (f"\n{form.note}" if form.note else "")
+                + (
+                    f"\nMax withdrawable {fmt.money(form.maximum)}"
+                    if form.maximum is not None
+                    else ""
+                )
+            )
+            with Horizontal(classes="field-row"):
+                yield Label("Amount USDC", classes="field-label")
+                yield Input(amount, id="amount", restrict=r"[0-9.,]*", compact=True)
+            yield Static("", id="err-amount", classes="field-error")
+            yield Static("", id="err-form", classes="field-error")
+            with Horizontal(classes="modal-buttons"):
+                label = "Withdraw" if form.action is MoneyAction.WITHDRAW else "Sign & send"
+                yield Button(f"{label} (^s)", id="go", variant="primary", compact=True)
+                yield Button("Back out (esc)", id="back", compact=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Focus the amount."""
+        show_errors(self, {})
+        self.query_one("#amount", Input).focus()
+
+    def on_input_submitted(self) -> None:
+        """Enter in the amount sends."""
+        self.action_submit()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Go or back out."""
+        if event.button.id == "go":
+            self.action_submit()
+        else:
+            self.dismiss(None)
+
+    def action_submit(self) -> None:
+        """Validate the amount and hand it over."""
+        try:
+            value = check_amount(self.form, self.query_one("#amount", Input).value)
+        except FormError as error:
+            show_errors(self, error.errors)
+            return
+        self.dismiss(value)
+
+    def action_cancel(self) -> None:
+        """Nothing is signed or sent."""
+        self.dismiss(None)

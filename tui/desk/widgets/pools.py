@@ -1,0 +1,294 @@
+"""Pool balances: every settlement pool with its counterparty, status, address and margins.
+
+For each pool: both parties' balances, initial and maintenance margin and max withdrawable; for
+the selected pool, its positions and transfers. ``d`` deposits (permit, then transfer), ``w``
+withdraws, ``c`` creates a pool. The pane only asks; the app runs the forms and the workers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widgets import DataTable, Label, Static
+
+from tui.api.models import PartyMargin, SettlementPool, instrument_label
+from tui.desk.book import DeskBook
+from tui.desk.widgets import fmt
+from tui.desk.widgets.keyed_table import Column, KeyedTable, SortText
+from tui.desk.widgets.palette import right, toned
+
+POOL_COLUMNS = (
+    Column("name", "Pool", 18),
+    Column("cpty", "Cpty", 6),
+    Column("status", "Status", 8),
+    Column("address", "Address", 12),
+    Column("mine", "My balance", 13, numeric=True),
+    Column("theirs", "Their balance", 13, numeric=True),
+    Column("im", "My IM", 11, numeric=True),
+    Column("mm", "My MM", 11, numeric=True),
+    Column("free", "Max withdraw", 13, numeric=True),
+)
+POSITION_COLUMNS = (
+    Column("instrument", "Instrument", 22),
+    Column("qty", "Qty", 10, numeric=True),
+    Column("entry", "Avg entry", 12, numeric=True),
+    Column("when", "Updated", 8),
+)
+TRANSFER_COLUMNS = (
+    Column("when", "Time", 8),
+    Column("type", "Type", 10),
+    Column("qty", "Qty USDC", 13, numeric=True),
+    Column("status", "Status", 9),
+    Column("rfq", "RFQ", 8),
+)
+
+
+def party_margin(pool: SettlementPool, company: str | None) -> PartyMargin | None:
+    """One party's balance and margins in a pool."""
+    if pool.data is None:
+        return None
+    for party in pool.data.parties:
+        if party.company == company:
+            return party.margin_usage
+    return None
+
+
+def _other(pool: SettlementPool, me: str | None) -> PartyMargin | None:
+    if pool.data is None:
+        return None
+    for party in pool.data.parties:
+        if party.company != me:
+            return party.margin_usage
+    return None
+
+
+class PoolsPane(Vertical):
+    """Settlement pools, their margins, positions and transfers (see module docs)."""
+
+    BORDER_TITLE = "Settlement pools"
+
+    BINDINGS = [
+        Binding("d", "deposit", "Deposit"),
+        Binding("w", "withdraw", "Withdraw"),
+        Binding("c", "create_pool", "Create pool"),
+        Binding("escape", "app.show_tab('trade')", "Back to Trade"),
+    ]
+
+    @dataclass
+    class Deposit(Message):
+        """Deposit into the pool."""
+
+        pool_id: str
+
+    @dataclass
+    class Withdraw(Message):
+        """Withdraw from the pool."""
+
+        pool_id: str
+
+    class CreatePool(Message):
+        """Open a new pool."""
+
+    @dataclass
+    class Selected(Message):
+        """The cursor moved to a pool."""
+
+        pool_id: str | None
+
+    def __init__(
+        self, book: DeskBook, clock: Callable[[], datetime], *, id: str | None = None
+    ) -> None:
+        super().__init__(id=id)
+        self.book = book
+        self.clock = clock
+        self._detail_for: str | None = None
+
+    def compose(self) -> ComposeResult:
+        """Pools table, detail of the selected pool, its positions and transfers."""
+        yield KeyedTable(POOL_COLUMNS, id="pools-table", sort_column="name", newest_first=False)
+        yield Static("", id="pool-detail")
+        with Horizontal(id="pool-lower"):
+            with Vertical(id="pool-positions-box"):
+                yield Label("Positions in pool", classes="section-title")
+                yield KeyedTable(POSITION_COLUMNS, id="pool-positions", sort_column="instrument")
+            with Vertical(id="pool-transfers-box"):
+                yield Label("Transfers in pool", classes="section-title")
+                yield KeyedTable(TRANSFER_COLUMNS, id="pool-transfers", sort_column="when")
+        yield Static(
+            "[$text-muted]d deposit · w withdraw · c create pool · e export CSV[/]",
+            id="pools-hint",
+        )
+        yield Static("", id="pools-error", classes="field-error")
+
+    def on_mount(self) -> None:
+        """Hide the error line."""
+        self.query_one("#pools-error").display = False
+
+    @property
+    def pools_table(self) -> KeyedTable:
+        """The pools table."""
+        return self.query_one("#pools-table", KeyedTable)
+
+    @property
+    def selected_pool_id(self) -> str | None:
+        """Id of the pool under the cursor."""
+        return self.pools_table.selected_key
+
+    def show_pools(self) -> None:
+        """Merge the book's pools into the table and refresh the selected pool's detail."""
+        app = self.app
+        me = self.book.me
+        rows = []
+        for pool in self.book.pools.values():
+            data = pool.data
+            mine = party_margin(pool, me)
+            theirs = _other(pool, me)
+            usage = mine.margin_usage if mine else None
+            status = str(data.status) if data else "error"
+            tone = "success" if status == "open" else "warning" if status == "pending" else "muted"
+            rows.append(
+                (
+                    pool.pool_id,
+                    (
+                        SortText(
+                            (data.name if data else pool.pool_id)[:18],
+                            sort_key=data.name if data else "",
+                        ),
+                        self.book.company_name(self.book.pool_counterparty(pool)),
+                        toned(app, status, tone),
+                        ((data.address or "-") if data else "-")[:12],
+                        right(fmt.money(mine.balance if mine else None)),
+                        right(fmt.money(theirs.balance if theirs else None)),
+                        right(fmt.money(usage.initial_margin if usage else None)),
+                        right(fmt.money(usage.maintenance_margin if usage else None)),
+                        right(fmt.money(mine.max_withdrawable_amount if mine else None)),
+                    ),
+                )
+            )
+        self.pools_table.merge(rows, prune=True)
+        self.show_detail()
+
+    def show_detail(self) -> None:
+        """Detail, positions and transfers of the selected pool."""
+        pool_id = self.selected_pool_id
+        pool = self.book.pools.get(pool_id) if pool_id else None
+        detail = self.query_one("#pool-detail", Static)
+        positions = self.query_one("#pool-positions", KeyedTable)
+        transfers = self.query_one("#pool-transfers", KeyedTable)
+        if pool_id != self._detail_for:
+            positions.clear_rows()
+            transfers.clear_rows()
+            self._detail_for = pool_id
+        if pool is None or pool.data is None:
+            detail.update(
+                "[$text-muted]no pool selected[/]"
+                if pool is None
+                else f"[$error]{pool.error or 'pool data unavailable'}[/]"
+            )
+            return
+        data = pool.data
+        lines = [f"[b]{data.name}[/b]  address {data.address or '-'}  status {data.status}"]
+        for party in pool.data.parties:
+            usage = party.margin_usage
+            name = self.book.company_name(party.company)
+            who = "me" if party.company == self.book.me else name
+            if usage is None:
+                lines.append(f"  {who:<6} {party.status}")
+                continue
+            margins = usage.margin_usage
+            lines.append(
+                f"  {who:<6} balance {fmt.money(usage.balance):>14}  "
+                f"IM {fmt.money(margins.initial_margin if margins else None):>12}  "
+                f"MM {fmt.money(margins.maintenance_margin if margins else None):>12}  "
+                f"max withdraw {fmt.money(usage.max_withdrawable_amount):>14}"
+            )
+        detail.update("\n".join(lines))
+        position_rows = []
+        keys: set[str] = set()
+        for position in self.book.positions:
+            if position.pool_location != pool_id:
+                continue
+            label = instrument_label(position.instrument)
+            key = label
+            while key in keys:
+                key += "'"
+            keys.add(key)
+            position_rows.append(
+                (
+                    key,
+                    (
+                        SortText(label, sort_key=label),
+                        right(
+                            toned(
+                                self.app,
+                                fmt.qty(position.qty),
+                                "bid" if position.qty >= 0 else "ask",
+                            )
+                        ),
+                        right(fmt.price(position.avg_entry_price)),
+                        fmt.clock_time(position.updated_at),
+                    ),
+                )
+            )
+        positions.merge(position_rows, prune=True)
+        transfer_rows = []
+        for transfer in self.book.transfers:
+            if transfer.target_pool_location != pool_id:
+                continue
+            status = str(transfer.status)
+            tone = (
+                "success" if status == "confirmed" else "error" if status == "failed" else "warning"
+            )
+            sign = Decimal(-1) if str(transfer.transfer_type) == "withdrawal" else Decimal(1)
+            transfer_rows.append(
+                (
+                    transfer.id,
+                    (
+                        SortText(fmt.clock_time(transfer.created_at), sort_key=transfer.created_at),
+                        str(transfer.transfer_type),
+                        right(fmt.money(sign * transfer.qty, signed=True)),
+                        toned(self.app, status, tone),
+                        fmt.short_id(transfer.rfq_id),
+                    ),
+                )
+            )
+        transfers.merge(transfer_rows, prune=True)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """Follow the cursor in the pools table."""
+        if event.data_table.id != "pools-table":
+            return
+        event.stop()
+        self.show_detail()
+        self.post_message(self.Selected(self.selected_pool_id))
+
+    def show_error(self, message: str) -> None:
+        """Show why the last request was refused (empty clears it)."""
+        error = self.query_one("#pools-error", Static)
+        error.update(message)
+        error.display = bool(message)
+
+    def action_deposit(self) -> None:
+        """Ask to deposit into the selected pool."""
+        if self.selected_pool_id is None:
+            self.show_error("select a pool first")
+            return
+        self.post_message(self.Deposit(self.selected_pool_id))
+
+    def action_withdraw(self) -> None:
+        """Ask to withdraw from the selected pool."""
+        if self.selected_pool_id is None:
+            self.show_error("select a pool first")
+            return
+        self.post_message(self.Withdraw(self.selected_pool_id))
+
+    def action_create_pool(self) -> None:
+        """Ask to open a new pool."""
+        self.post_message(self.CreatePool())

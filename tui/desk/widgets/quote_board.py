@@ -1,0 +1,252 @@
+"""The quote board: the quotes that came back on one of my RFQs, best first, ready to trade.
+
+``b`` buys at the selected quote's ask (lift), ``s`` sells at its bid (hit), ``x`` cancels the
+RFQ, ``escape`` goes back to the inbox. The board asks; the app confirms (side, price, qty,
+notional, pool) and sends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import Static
+
+from tui.api.models import RFQ, RFQStatus, TradeSide
+from tui.desk.book import DeskBook, quote_is_open
+from tui.desk.widgets import fmt
+from tui.desk.widgets.keyed_table import Column, KeyedTable, SortText
+from tui.desk.widgets.palette import right, toned
+
+COLUMNS = (
+    Column("maker", "Maker", 6),
+    Column("bid", "Bid", 11, numeric=True),
+    Column("ask", "Ask", 11, numeric=True),
+    Column("expires", "Expiry", 6, numeric=True),
+    Column("pool", "Pool", 10),
+)
+
+
+@dataclass(frozen=True)
+class BoardQuote:
+    """One quote on my RFQ: its id, maker, two prices, expiry and pool."""
+
+    quote_id: str
+    maker: str | None
+    bid: Decimal | None
+    ask: Decimal | None
+    expires_at: datetime | None
+    pool: str
+
+
+def board_quotes(rfq: RFQ, book: DeskBook, now: datetime) -> list[BoardQuote]:
+    """The open quotes of an RFQ, tightest first.
+
+    The quotes polled from ``/quotes/received`` are the freshest view (cheap to poll, so
+    polled often); the RFQ's own bids and asks fill in for quotes not seen there yet.
+    """
+    bids = {q.parent_quote_id: q.quote_price for q in rfq.bids}
+    asks = {q.parent_quote_id: q.quote_price for q in rfq.asks}
+    records = {
+        q.parent_quote_id: q for q in book.quotes_received.values() if q.target_rfq_id == rfq.rfq_id
+    }
+    found = []
+    for quote_id in dict.fromkeys([*bids, *asks, *records]):
+        record = records.get(quote_id)
+        if record is not None and not quote_is_open(record, now):
+            continue
+        meta = rfq.quotes_common_metadata.get(quote_id, {})
+        maker = record.maker_company if record else meta.get("maker_company")
+        expires = record.expires_at if record else None
+        bid = record.aggregated_bid if record else bids.get(quote_id)
+        ask = record.aggregated_ask if record else asks.get(quote_id)
+        if record and record.pool_location:
+            pool = book.pool_name(record.pool_location)
+        elif record and record.new_pool_name:
+            pool = f"new: {record.new_pool_name}"
+        else:
+            pool = "-"
+        if bid is None and ask is None:
+            continue
+        found.append(BoardQuote(quote_id, maker, bid, ask, expires, pool))
+    # Tightest first: the best ask, then the best bid.
+    found.sort(key=lambda q: (q.ask is None, q.ask or Decimal(0), -(q.bid or Decimal(0))))
+    return found
+
+
+class QuoteBoard(Vertical):
+    """Quotes received on the selected sent RFQ (see module docs)."""
+
+    BORDER_TITLE = "Quotes on my RFQ"
+
+    BINDINGS = [
+        Binding("b", "accept('buy')", "Buy at ask"),
+        Binding("s", "accept('sell')", "Sell at bid"),
+        Binding("x", "cancel_rfq", "Cancel RFQ"),
+        Binding("escape", "app.focus_inbox", "Back to inbox"),
+    ]
+
+    @dataclass
+    class Accept(Message):
+        """The user wants to trade a quote: buy at its ask or sell at its bid."""
+
+        rfq_id: str
+        quote_id: str
+        side: TradeSide
+        price: Decimal
+
+    @dataclass
+    class CancelRfq(Message):
+        """The user wants to cancel their RFQ."""
+
+        rfq_id: str
+
+    def __init__(
+        self, book: DeskBook, clock: Callable[[], datetime], *, id: str | None = None
+    ) -> None:
+        super().__init__(id=id)
+        self.book = book
+        self.clock = clock
+        self.rfq: RFQ | None = None
+        self._quotes: dict[str, BoardQuote] = {}
+        self._shown_for: str | None = None
+
+    def compose(self) -> ComposeResult:
+        """Header, quotes table, hint and error line."""
+        yield Static("", id="board-head")
+        yield KeyedTable(COLUMNS, id="board-table", zebra_stripes=False)
+        yield Static(
+            "[$text-muted]b buy at ask · s sell at bid · x cancel RFQ · esc back[/]",
+            id="board-hint",
+        )
+        yield Static("", id="board-error", classes="field-error")
+
+    @property
+    def table(self) -> KeyedTable:
+        """The quotes table."""
+        return self.query_one(KeyedTable)
+
+    def on_mount(self) -> None:
+        """Tick the quote countdowns."""
+        self.query_one("#board-error").display = False
+        self.set_interval(1.0, self._tick, name="board-countdown")
+
+    def show_rfq(self, rfq: RFQ | None) -> None:
+        """Show the quotes of ``rfq``."""
+        self.rfq = rfq
+        head = self.query_one("#board-head", Static)
+        table = self.table
+        if rfq is None or (self._shown_for is not None and rfq.rfq_id != self._shown_for):
+            table.clear_rows()
+            self._quotes.clear()
+        if rfq is None:
+            head.update("Select one of your RFQs to see its quotes.")
+            self._shown_for = None
+            return
+        self._shown_for = rfq.rfq_id
+        now = self.clock()
+        price = rfq.structure_price.price if rfq.structure_price else None
+        state = (
+            f"expires {fmt.countdown(rfq.rfq_expires_at, now)}"
+            if rfq.rfq_status == RFQStatus.OPEN
+            else f"[$warning]{rfq.rfq_status}[/]"
+        )
+        # Once a quote is accepted, where the trade stands matters more than the live price
+        # (and the status words are too long to share the first line).
+        status = str(rfq.clearing_status) if rfq.clearing_status else ""
+        tone = (
+            "$booked"
+            if status == "success_trades_booked_into_pool"
+            else "$rejected"
+            if status.startswith("rejected_")
+            else "$pending"
+        )
+        third = (
+            f"[{tone}]{fmt.status_words(status)}[/]"
+            if status
+            else f"structure px {fmt.price(price)}"
+        )
+        head.update(
+            f"[b]My RFQ {fmt.short_id(rfq.rfq_id)}[/b]  qty {fmt.qty(rfq.qty)}  {state}\n"
+            f"{fmt.structure_text(rfq.structure)}\n"
+            f"{third}"
+        )
+        quotes = board_quotes(rfq, self.book, now)
+        self._quotes = {q.quote_id: q for q in quotes}
+        app = self.app
+        rows = []
+        for rank, quote in enumerate(quotes):
+            rows.append(
+                (
+                    quote.quote_id,
+                    (
+                        SortText(self.book.company_name(quote.maker), sort_key=rank),
+                        right(toned(app, fmt.price(quote.bid), "bid")),
+                        right(toned(app, fmt.price(quote.ask), "ask")),
+                        right(fmt.countdown(quote.expires_at, now)),
+                        quote.pool[:10],
+                    ),
+                )
+            )
+        table.merge(rows, prune=True)
+        if rows:
+            table.sort("maker", key=lambda cell: getattr(cell, "sort_key", 0))
+
+    def _tick(self) -> None:
+        now = self.clock()
+        for quote in self._quotes.values():
+            self.table.set_cell(
+                quote.quote_id, "expires", right(fmt.countdown(quote.expires_at, now))
+            )
+
+    @property
+    def selected_quote(self) -> BoardQuote | None:
+        """The quote under the cursor."""
+        key = self.table.selected_key
+        return self._quotes.get(key) if key else None
+
+    def select_quote(self, quote_id: str) -> None:
+        """Put the cursor on a quote."""
+        self.table.select_key(quote_id)
+
+    def show_error(self, message: str) -> None:
+        """Show why the last request was refused (empty clears it)."""
+        error = self.query_one("#board-error", Static)
+        error.update(message)
+        error.display = bool(message)
+
+    def action_accept(self, side: str) -> None:
+        """Ask to buy at the selected quote's ask or sell at its bid."""
+        self.show_error("")
+        if self.rfq is None:
+            self.show_error("select one of your RFQs first")
+            return
+        if self.rfq.rfq_status != RFQStatus.OPEN:
+            self.show_error(f"this RFQ is {self.rfq.rfq_status}")
+            return
+        quote = self.selected_quote
+        if quote is None:
+            self.show_error("no quote selected")
+            return
+        trade_side = TradeSide(side)
+        price = quote.ask if trade_side is TradeSide.BUY else quote.bid
+        if price is None:
+            word = "ask" if trade_side is TradeSide.BUY else "bid"
+            self.show_error(f"this quote has no {word}")
+            return
+        self.post_message(self.Accept(self.rfq.rfq_id, quote.quote_id, trade_side, price))
+
+    def action_cancel_rfq(self) -> None:
+        """Ask to cancel the RFQ."""
+        if self.rfq is None:
+            return
+        if self.rfq.rfq_status != RFQStatus.OPEN:
+            self.show_error(f"this RFQ is already {self.rfq.rfq_status}")
+            return
+        self.post_message(self.CancelRfq(self.rfq.rfq_id))

@@ -1,0 +1,68 @@
+"""The status bar: request tokens used of 100, latency, clock offset, and each pane's data age.
+
+A pane whose data is older than its poll schedule allows (or whose last poll failed) is marked
+stale in the stale colour, so a trader never acts on a price that stopped moving.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from tui.api.endpoints import BUDGET_TOKENS
+from tui.desk.widgets import fmt
+
+
+@dataclass(frozen=True)
+class PaneAge:
+    """How old one pane's data is, and whether that is too old."""
+
+    pane: str
+    age_s: float | None
+    stale: bool
+
+
+class StatusBar(Static):
+    """One line of link health and data freshness (see module docs)."""
+
+    tokens_used: reactive[int] = reactive(0)
+    latency_ms: reactive[int | None] = reactive(None)
+    offset_ms: reactive[int | None] = reactive(None)
+    ages: reactive[tuple[PaneAge, ...]] = reactive(tuple)
+
+    def markup(self) -> str:
+        """The markup of the bar."""
+        used = self.tokens_used
+        tone = "$error" if used >= 80 else "$warning" if used >= 60 else "$foreground"
+        latency = f"{self.latency_ms} ms" if self.latency_ms is not None else fmt.DASH
+        offset = f"{self.offset_ms:+d} ms" if self.offset_ms is not None else fmt.DASH
+        parts = [
+            f"tokens [{tone}]{used}/{BUDGET_TOKENS}[/]",
+            f"latency {latency}",
+            f"clock {offset}",
+        ]
+        for age in self.ages:
+            text = f"{age.pane} {fmt.age(age.age_s)}"
+            parts.append(f"[$stale]{text} STALE[/]" if age.stale else text)
+        return " │ ".join(parts)
+
+    def _redraw(self) -> None:
+        self.update(self.markup())
+
+    def watch_tokens_used(self) -> None:
+        """Redraw."""
+        self._redraw()
+
+    def watch_latency_ms(self) -> None:
+        """Redraw."""
+        self._redraw()
+
+    def watch_offset_ms(self) -> None:
+        """Redraw."""
+        self._redraw()
+
+    def watch_ages(self) -> None:
+        """Redraw."""
+        self._redraw()

@@ -1,0 +1,222 @@
+"""The trade lifecycle tracker: every accepted quote as a stepper along the clearing path.
+
+Each trade shows who I am in it (maker or taker), the terms, each step reached with its time,
+and the final state in words. A trade waiting for *me* is marked and says what to do: the
+maker's last look (with a countdown to the quote's expiry) or a deposit approval. ``a``/``r``
+answer a last look, ``p`` approves a deposit (permit); the app confirms and sends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.markup import escape
+from textual.message import Message
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from tui.api.models import RequestAction
+from tui.desk.book import DeskBook, NextStep, Role, TrackedTrade
+from tui.desk.widgets import fmt
+
+MAX_TRACKED = 200
+"""Most recent accepted quotes kept in the tracker (older ones are in the blotter)."""
+
+_STATE_MARK = {"done": "✓", "current": "▶", "ahead": "·", "failed": "✗"}
+_STATE_TONE = {
+    "done": "$booked",
+    "current": "$needs-action",
+    "ahead": "$pending",
+    "failed": "$rejected",
+}
+
+
+STEP_WIDTH = 11
+"""Columns per step of the path, so names and times line up under each other."""
+
+_SHORT_NAMES = {"taker deposit": "tkr dep", "maker deposit": "mkr dep"}
+
+
+def render_trade(trade: TrackedTrade, book: DeskBook, now: datetime) -> str:
+    """The tracker's markup for one trade: terms, the path (names over times), next step."""
+    side = str(trade.side).upper() if trade.side else "?"
+    side_tone = "$bid" if trade.side == "buy" else "$ask"
+    structure = (
+        fmt.structure_text(trade.rfq.structure)
+        if trade.rfq
+        else "RFQ " + fmt.short_id(trade.quote.target_rfq_id)
+    )
+    role = "MAKER" if trade.role is Role.MAKER else "TAKER"
+    icon = "[$needs-action]●[/]" if trade.next_step is not NextStep.NONE else " "
+    terms = (
+        f"{icon} [b]{role}[/b] [{side_tone}]{side}[/] {escape(structure)} x{fmt.qty(trade.qty)}"
+        f" @ {fmt.price(trade.price)} vs {escape(book.company_name(trade.counterparty))}"
+    )
+    # Each step is a column: name on one line, the time it was reached under it.
+    columns = [("$booked", "✓", "accepted", fmt.clock_time(trade.accepted_at))]
+    for step in trade.steps:
+        name = _SHORT_NAMES.get(step.name, step.name)
+        when = fmt.clock_time(step.at) if step.at else ""
+        columns.append((_STATE_TONE[step.state], _STATE_MARK[step.state], name, when))
+    names = []
+    times = []
+    for tone, mark, name, when in columns:
+        width = max(STEP_WIDTH - 2, len(name) + 1)
+        names.append(f"[{tone}]{mark} {escape(name):<{width}}[/]")
+        times.append(f"  [$text-muted]{when:<{width}}[/]")
+    details = (
+        f"notional {fmt.money(trade.notional)} · premium {fmt.money(trade.premium)}"
+        f" · quote {fmt.short_id(trade.key)} · RFQ {fmt.short_id(trade.quote.target_rfq_id)}"
+    )
+    if trade.next_step is NextStep.LAST_LOOK:
+        left = fmt.countdown(trade.deadline, now)
+        urgent = trade.deadline is not None and trade.deadline - now < timedelta(seconds=10)
+        tone = "$error" if urgent else "$needs-action"
+        todo = f"[b {tone}]YOUR LAST LOOK, {left} left[/]  a accept · r reject"
+    elif trade.next_step is NextStep.APPROVE_DEPOSIT:
+        hint = book.deposit_hint(trade)
+        amount = f" {fmt.money(hint.amount)} USDC" if hint.amount is not None else ""
+        todo = f"[b $needs-action]APPROVE DEPOSIT{amount}[/]  p sign permit"
+    elif trade.status == "success_trades_booked_into_pool":
+        todo = "[$booked]booked into the pool[/]"
+    elif trade.status.startswith("rejected_"):
+        todo = f"[$rejected]{escape(fmt.status_words(trade.status))}[/]"
+    else:
+        todo = f"[$text-muted]{escape(fmt.status_words(trade.status))}[/]"
+    return "\n".join(
+        [terms, "".join(names), "".join(times), f"  {todo}", f"  [$text-muted]{details}[/]"]
+    )
+
+
+class TradeTracker(Vertical):
+    """Accepted quotes and their clearing path (see module docs)."""
+
+    BORDER_TITLE = "Trades in clearing"
+
+    BINDINGS = [
+        Binding("a", "last_look('accept')", "Last look: accept"),
+        Binding("r", "last_look('reject')", "Last look: reject"),
+        Binding("p", "approve_deposit", "Approve deposit"),
+        Binding("escape", "app.focus_inbox", "Back to inbox"),
+    ]
+
+    @dataclass
+    class LastLook(Message):
+        """The user answers a last look."""
+
+        trade: TrackedTrade
+        action: RequestAction
+
+    @dataclass
+    class ApproveDeposit(Message):
+        """The user wants to sign the permit a trade waits for."""
+
+        trade: TrackedTrade
+
+    def __init__(
+        self, book: DeskBook, clock: Callable[[], datetime], *, id: str | None = None
+    ) -> None:
+        super().__init__(id=id)
+        self.book = book
+        self.clock = clock
+        self._trades: dict[str, TrackedTrade] = {}
+        self._rendered: dict[str, str] = {}
+        self._order: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        """The list of trades and a hint line."""
+        yield OptionList(id="tracker-list")
+        yield Static("No accepted quotes yet.", id="tracker-empty")
+        yield Static("", id="tracker-error", classes="field-error")
+
+    def on_mount(self) -> None:
+        """Tick the last-look countdowns."""
+        self.query_one("#tracker-error").display = False
+        self.set_interval(1.0, self.refresh_trades, name="tracker-countdown")
+
+    @property
+    def options(self) -> OptionList:
+        """The list widget."""
+        return self.query_one(OptionList)
+
+    def refresh_trades(self) -> None:
+        """Rebuild from the book: add new trades, re-render only the ones that changed."""
+        trades = self.book.tracked_trades()[:MAX_TRACKED]
+        now = self.clock()
+        option_list = self.options
+        order = [t.key for t in trades]
+        self._trades = {t.key: t for t in trades}
+        rendered = {t.key: render_trade(t, self.book, now) for t in trades}
+        if order != self._order:
+            highlighted = self.selected_key
+            option_list.set_options(Option(rendered[key], id=key) for key in order)
+            self._order = order
+            if highlighted in self._trades:
+                option_list.highlighted = order.index(highlighted)
+            elif order:
+                option_list.highlighted = 0
+        else:
+            for key in order:
+                if self._rendered.get(key) != rendered[key]:
+                    option_list.replace_option_prompt(key, rendered[key])
+        self._rendered = rendered
+        self.query_one("#tracker-empty").display = not order
+
+    @property
+    def selected_key(self) -> str | None:
+        """Quote id of the highlighted trade."""
+        option_list = self.options
+        index = option_list.highlighted
+        if index is None or index >= option_list.option_count:
+            return None
+        return option_list.get_option_at_index(index).id
+
+    @property
+    def selected(self) -> TrackedTrade | None:
+        """The highlighted trade."""
+        key = self.selected_key
+        return self._trades.get(key) if key else None
+
+    def select(self, quote_id: str) -> None:
+        """Highlight a trade by quote id."""
+        if quote_id in self._order:
+            self.options.highlighted = self._order.index(quote_id)
+
+    def show_error(self, message: str) -> None:
+        """Show why the last request was refused (empty clears it)."""
+        error = self.query_one("#tracker-error", Static)
+        error.update(message)
+        error.display = bool(message)
+
+    def _target(self, step: NextStep) -> TrackedTrade | None:
+        """The highlighted trade if it waits for ``step``, else the most urgent one that does."""
+        trade = self.selected
+        if trade is not None and trade.next_step is step:
+            return trade
+        for waiting in self.book.needs_me():
+            if waiting.next_step is step:
+                return waiting
+        return None
+
+    def action_last_look(self, action: str) -> None:
+        """Answer the last look of the highlighted (or most urgent) trade."""
+        trade = self._target(NextStep.LAST_LOOK)
+        if trade is None:
+            self.show_error("no trade waits for your last look")
+            return
+        self.show_error("")
+        self.post_message(self.LastLook(trade, RequestAction(action)))
+
+    def action_approve_deposit(self) -> None:
+        """Approve the deposit of the highlighted (or most urgent) trade."""
+        trade = self._target(NextStep.APPROVE_DEPOSIT)
+        if trade is None:
+            self.show_error("no trade waits for your deposit approval")
+            return
+        self.show_error("")
+        self.post_message(self.ApproveDeposit(trade))
