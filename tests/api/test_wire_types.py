@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 
+from tui.api.lifecycle import clearing_is_final, clearing_is_rejected
 from tui.api.models import (
     RFQ,
     ClearingStatus,
@@ -117,7 +118,7 @@ def test_unknown_enum_values_and_fields_are_kept_not_fatal() -> None:
 def test_known_enum_values_become_members() -> None:
     trade = Trade.model_validate(_TRADE)
     assert trade.status is ClearingStatus.SUCCESS_TRADES_BOOKED_INTO_POOL
-    assert trade.status.is_final and not trade.status.is_rejected
+    assert clearing_is_final(trade.status) and not clearing_is_rejected(trade.status)
     assert isinstance(trade.instrument, PerpetualFutureInstrument)
     assert trade.price == Decimal("218205.58082")
 

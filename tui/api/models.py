@@ -94,7 +94,7 @@ class RequestAction(StrEnum):
 
 
 class ClearingStatus(StrEnum):
-    """Where an accepted quote stands on the clearing path; every ``rejected_*`` is final."""
+    """Where an accepted quote stands on clearing (final ones: `tui.api.lifecycle`)."""
 
     PENDING_POOL_CREATION = "pending_pool_creation"
     PENDING_TAKER_DEPOSIT_APPROVAL = "pending_taker_deposit_approval"
@@ -115,16 +115,6 @@ class ClearingStatus(StrEnum):
     REJECTED_FAILED_MAKER_FUNDING = "rejected_failed_maker_funding"
     REJECTED_FAILED_ATOMIC_DEPOSIT = "rejected_failed_atomic_deposit"
     REJECTED_FAILED_REDUCE_ONLY_CHECK = "rejected_failed_reduce_only_check"
-
-    @property
-    def is_final(self) -> bool:
-        """True once nothing more can happen to the trade: booked, or any rejection."""
-        return self is ClearingStatus.SUCCESS_TRADES_BOOKED_INTO_POOL or self.is_rejected
-
-    @property
-    def is_rejected(self) -> bool:
-        """True for every ``rejected_*`` status."""
-        return self.value.startswith("rejected_")
 
 
 class RFQStatus(StrEnum):

@@ -31,6 +31,7 @@ from textual.worker import Worker, WorkerState
 from tui.api.client import CallInfo, ServiceClient
 from tui.api.endpoints import BUDGET_TOKENS
 from tui.api.errors import ApiError
+from tui.api.lifecycle import clearing_is_final
 from tui.api.models import RFQStatus
 from tui.api.stats import StatsClient
 from tui.desk.book import DeskBook, NextStep, Role
@@ -469,7 +470,7 @@ class DeskApp(DeskWorkflows):
         ):
             hot.add(Topic.RFQS_SENT)
         for trade in self.book.tracked_trades():
-            if not _is_final(trade.status):
+            if not clearing_is_final(trade.status):
                 hot.add(Topic.QUOTES_SENT if trade.role is Role.MAKER else Topic.QUOTES_RECEIVED)
         self.feed.set_hot(hot)
 
@@ -600,7 +601,3 @@ class DeskApp(DeskWorkflows):
                 title="Your move",
                 severity="warning",
             )
-
-
-def _is_final(status: str) -> bool:
-    return status == "success_trades_booked_into_pool" or status.startswith("rejected_")

@@ -13,6 +13,7 @@ from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from enum import StrEnum
 
+from tui.api.lifecycle import clearing_is_rejected
 from tui.api.models import (
     RFQ,
     ClearingStatus,
@@ -372,7 +373,7 @@ def clearing_steps(quote: Quote) -> tuple[Step, ...]:
     if current is not None and current not in reached:
         reached[current] = None
     steps: list[Step] = []
-    rejected = current is not None and current.startswith("rejected_")
+    rejected = clearing_is_rejected(current)
     current_index = (
         STEP_ORDER.index(ClearingStatus(current))
         if current is not None and current in {s.value for s in STEP_ORDER}

@@ -36,7 +36,14 @@ from tui.api.budget import DESK_RESERVE_TOKENS, TokenBudget
 from tui.api.client import ServiceClient
 from tui.api.endpoints import BUDGET_TOKENS, endpoint_named
 from tui.api.errors import ApiError, AuthError, ConnectionLost
-from tui.api.models import MarketStats
+from tui.api.lifecycle import (
+    clearing_is_booked,
+    clearing_is_final,
+    quote_state_is_final,
+    rfq_is_final,
+    transfer_is_final,
+)
+from tui.api.models import MarketStats, TransferStatus
 from tui.desk.messages import (
     AssetsUpdated,
     BudgetChanged,
@@ -120,9 +127,6 @@ PAGE_LIMITS: dict[Topic, int] = {
 }
 """Big pages for the cheap (1 token) list endpoints: one page, one token."""
 
-FINAL_RFQ = {"expired", "canceled", "closed"}
-FINAL_QUOTE = {"filled", "failed", "expired", "canceled", "replaced", "void"}
-FINAL_TRANSFER = {"confirmed", "failed"}
 MONEY_FOLLOW_UP_S = 4.0
 """After a money-moving action, the second look: a chain block (2 s in the sandbox) and a poll."""
 QUIET_AFTER_EXPIRY = timedelta(minutes=2)
@@ -130,8 +134,6 @@ QUIET_AFTER_EXPIRY = timedelta(minutes=2)
 
 MONEY_TOPICS: tuple[Topic, ...] = (Topic.SUMMARY, Topic.POOLS, Topic.POSITIONS)
 """What a booked trade, a confirmed transfer or a money-moving action changes."""
-
-BOOKED = "success_trades_booked_into_pool"
 
 
 def money_moved(topic: Topic, records: list[Any]) -> dict[str, str] | None:
@@ -144,7 +146,7 @@ def money_moved(topic: Topic, records: list[Any]) -> dict[str, str] | None:
         return {
             q.parent_quote_id: q.parent_quote_id
             for q in records
-            if str(q.clearing_status) == BOOKED
+            if clearing_is_booked(q.clearing_status)
         }
     if topic is Topic.TRADES:
         return {trade.id: trade.source_quote for trade in records}
@@ -152,32 +154,26 @@ def money_moved(topic: Topic, records: list[Any]) -> dict[str, str] | None:
         return {
             transfer.id: transfer.parent_quote_id or ""
             for transfer in records
-            if str(transfer.status) == "confirmed"
+            if str(transfer.status) == TransferStatus.CONFIRMED
         }
     return None
-
-
-def _clearing_final(status: Any) -> bool:
-    text = str(status) if status is not None else ""
-    return text == BOOKED or text.startswith("rejected_")
 
 
 def record_is_final(topic: Topic, record: Any, now: datetime) -> bool:
     """Whether a listed record can no longer change (so later polls may skip it)."""
     if topic in (Topic.RFQS_RECEIVED, Topic.RFQS_SENT):
-        status = record.clearing_status
-        return str(record.rfq_status) in FINAL_RFQ and (status is None or _clearing_final(status))
+        return rfq_is_final(record.rfq_status, record.clearing_status)
     if topic in (Topic.QUOTES_SENT, Topic.QUOTES_RECEIVED):
         if record.clearing_status is not None:
-            return _clearing_final(record.clearing_status)
+            return clearing_is_final(record.clearing_status)
         quote_status = (record.model_extra or {}).get("quote_status")
         if isinstance(quote_status, str):
-            return quote_status in FINAL_QUOTE
+            return quote_state_is_final(quote_status)
         return bool(record.expires_at + QUIET_AFTER_EXPIRY < now)
     if topic is Topic.TRADES:
-        return _clearing_final(record.status)
+        return clearing_is_final(record.status)
     if topic is Topic.TRANSFERS:
-        return str(record.status) in FINAL_TRANSFER
+        return transfer_is_final(record.status)
     return False
 
 

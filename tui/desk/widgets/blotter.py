@@ -13,6 +13,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Static
 
+from tui.api.lifecycle import clearing_is_booked, clearing_is_rejected
 from tui.api.models import Trade, instrument_label
 from tui.desk.book import DeskBook, gross_notional
 from tui.desk.widgets import fmt
@@ -81,9 +82,9 @@ class Blotter(Vertical):
         app = self.app
         side = str(trade.side)
         status = str(trade.status)
-        if status == "success_trades_booked_into_pool":
+        if clearing_is_booked(status):
             status_cell = toned(app, "booked", "booked")
-        elif status.startswith("rejected_"):
+        elif clearing_is_rejected(status):
             status_cell = toned(app, "rejected", "rejected")
         else:
             status_cell = toned(app, status[:8], "pending")

@@ -18,6 +18,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static
 
+from tui.api.lifecycle import clearing_is_booked, clearing_is_rejected
 from tui.api.models import RFQ, RFQStatus, TradeSide
 from tui.desk.book import DeskBook, quote_is_open
 from tui.desk.widgets import fmt
@@ -162,9 +163,9 @@ class QuoteBoard(Vertical):
         status = str(rfq.clearing_status) if rfq.clearing_status else ""
         tone = (
             "$booked"
-            if status == "success_trades_booked_into_pool"
+            if clearing_is_booked(status)
             else "$rejected"
-            if status.startswith("rejected_")
+            if clearing_is_rejected(status)
             else "$pending"
         )
         third = (

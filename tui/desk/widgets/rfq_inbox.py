@@ -18,6 +18,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
+from tui.api.lifecycle import clearing_is_rejected
 from tui.api.models import RFQ, RFQStatus
 from tui.desk.book import DeskBook
 from tui.desk.messages import Direction
@@ -179,7 +180,7 @@ class RfqInbox(Vertical):
         best_ask = rfq.best_ask
         is_open = rfq.rfq_status == RFQStatus.OPEN
         status_tone = "success" if is_open else "muted"
-        if rfq.clearing_status is not None and str(rfq.clearing_status).startswith("rejected_"):
+        if clearing_is_rejected(rfq.clearing_status):
             status_tone = "rejected"
         elif str(rfq.rfq_status) == RFQStatus.CLOSED:
             status_tone = "booked"

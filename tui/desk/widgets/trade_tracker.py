@@ -20,6 +20,7 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from tui.api.lifecycle import clearing_is_booked, clearing_is_rejected
 from tui.api.models import RequestAction
 from tui.desk.book import DeskBook, NextStep, Role, TrackedTrade
 from tui.desk.widgets import fmt
@@ -82,9 +83,9 @@ def render_trade(trade: TrackedTrade, book: DeskBook, now: datetime) -> str:
         hint = book.deposit_hint(trade)
         amount = f" {fmt.money(hint.amount)} USDC" if hint.amount is not None else ""
         todo = f"[b $needs-action]APPROVE DEPOSIT{amount}[/]  p sign permit"
-    elif trade.status == "success_trades_booked_into_pool":
+    elif clearing_is_booked(trade.status):
         todo = "[$booked]booked into the pool[/]"
-    elif trade.status.startswith("rejected_"):
+    elif clearing_is_rejected(trade.status):
         todo = f"[$rejected]{escape(fmt.status_words(trade.status))}[/]"
     else:
         todo = f"[$text-muted]{escape(fmt.status_words(trade.status))}[/]"

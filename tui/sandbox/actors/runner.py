@@ -31,6 +31,7 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
+from tui.api.lifecycle import quote_state_is_final
 from tui.api.models import (
     RFQ,
     AcceptQuoteRequest,
@@ -91,7 +92,6 @@ _POOL_RECHECK_MS = 5_000
 """How long a maker trusts "no open pool with this taker" before it looks again."""
 _MIN_QUOTE_LEFT_MS = 1_500
 """A maker does not quote (or restate) an RFQ that closes sooner than this."""
-_TERMINAL_QUOTE_STATES = frozenset({"filled", "failed", "expired", "canceled", "replaced", "void"})
 
 
 def _ms(moment: datetime) -> int:
@@ -423,7 +423,7 @@ class MakerActor(_Actor):
             live.deposit_done = self.approve(
                 now, live.rfq.rfq_id, self.pool_address(quote.pool_location), amount
             )
-        elif state in _TERMINAL_QUOTE_STATES:
+        elif quote_state_is_final(state):
             del self._live[live.quote_id]
             if state == "filled":
                 if quote.pool_location:

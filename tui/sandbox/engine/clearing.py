@@ -58,9 +58,9 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
-from enum import StrEnum
 from typing import Any
 
+from tui.api.lifecycle import QuoteState, clearing_is_final
 from tui.api.models import (
     USDC,
     ClearingStatus,
@@ -86,12 +86,10 @@ __all__ = [
     "DEPOSIT_APPROVAL_S",
     "FAT_FINGER_MARK_FRACTION",
     "FAT_FINGER_UNDERLYING_FRACTION",
-    "FINAL_STATUSES",
     "LAST_LOOK_MIN_S",
     "MAX_TRADE_NOTIONAL",
     "POOL_CREATION_S",
     "Clearing",
-    "QuoteState",
     "leg_fills",
     "load_pool",
     "load_quote",
@@ -127,32 +125,6 @@ _WAITING = {
     ),
 }
 """Waiting states with a deadline, and the rejection their deadline leads to."""
-FINAL_STATUSES = frozenset(
-    {s.value for s in ClearingStatus if s.value.startswith("rejected_")}
-    | {ClearingStatus.SUCCESS_TRADES_BOOKED_INTO_POOL.value}
-)
-"""Clearing statuses a trade never leaves (`Clearing._move` refuses to rewrite them)."""
-
-
-class QuoteState(StrEnum):
-    """Lifecycle of a quote (the ``quote_status`` extra field of a Quote record).
-
-    ``open`` may be accepted; ``accepted`` has a trade clearing; ``filled`` was booked;
-    ``failed`` had its trade rejected; ``expired`` passed ``expires_at`` while open;
-    ``canceled`` by its maker; ``replaced`` by ``/quotes/replace``; ``void`` because its RFQ
-    closed, expired or was canceled while the quote was open.
-    """
-
-    OPEN = "open"
-    ACCEPTED = "accepted"
-    FILLED = "filled"
-    FAILED = "failed"
-    EXPIRED = "expired"
-    CANCELED = "canceled"
-    REPLACED = "replaced"
-    VOID = "void"
-
-
 # -- time ---------------------------------------------------------------------------------
 
 
@@ -265,7 +237,7 @@ class Clearing:
 
     def _move(self, quote: dict[str, Any], status: ClearingStatus, now_ms: int) -> None:
         current = quote.get("clearing_status")
-        if current in FINAL_STATUSES:
+        if clearing_is_final(current):
             # Every rejected_* and the booked status are final: a bug, never a request, gets here.
             raise RuntimeError(
                 f"quote {quote['parent_quote_id']}: final status {current} cannot become {status}"
@@ -763,7 +735,7 @@ class Clearing:
         quote = load_quote(self.store, quote_id)
         if quote is None or quote["quote_status"] != QuoteState.ACCEPTED:
             return
-        if quote["clearing_status"] in FINAL_STATUSES:
+        if clearing_is_final(quote["clearing_status"]):
             return
         if kind == "atomic_deposit":
             self.fail(quote, ClearingStatus.REJECTED_FAILED_ATOMIC_DEPOSIT, now_ms)

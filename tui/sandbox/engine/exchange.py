@@ -56,6 +56,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
+from tui.api.lifecycle import QuoteState
 from tui.api.models import (
     RFQ,
     USDC,
@@ -103,7 +104,6 @@ from tui.api.models import (
 from tui.sandbox.engine.chain import Chain, pool_address
 from tui.sandbox.engine.clearing import (
     Clearing,
-    QuoteState,
     load_pool,
     load_quote,
     load_rfq,

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
+from tui.api.lifecycle import QuoteState
 from tui.api.models import (
     RFQ,
     MarginUsage,
@@ -34,7 +35,7 @@ from tui.api.models import (
     TradeSide,
 )
 from tui.sandbox.engine.chain import Chain
-from tui.sandbox.engine.clearing import QuoteState, holdings_for, load_pool, party_params
+from tui.sandbox.engine.clearing import holdings_for, load_pool, party_params
 from tui.sandbox.engine.portfolio import (
     Holding,
     PartyState,
