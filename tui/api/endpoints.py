@@ -1,14 +1,44 @@
-"""The interface's endpoint catalogue: method, path, request-token cost, page limit, writes.
+"""The interface's endpoint catalogue: method, path, cost, page limit, writes, and models.
 
-One table that the client (what to charge the budget, which limit to cap), the sandbox (what to
-route, what to charge, what a ``reader`` key may not call) and the desk's feed (what a poll costs)
-all read, so the numbers of the interface live in exactly one place.
+One table that the client (what to charge the budget, which limit to cap, what a page or an
+answer parses into), the sandbox (what to route, what to charge, what a ``reader`` key may not
+call, what a body decodes into) and the desk's feed (what a poll costs) all read, so the facts
+of the interface live in exactly one place.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
+
+from tui.api.models import (
+    RFQ,
+    AcceptQuoteRequest,
+    AggregatedPosition,
+    Asset,
+    CancelRequest,
+    Company,
+    MakerLastLookRequest,
+    MakerLastLookResponse,
+    NewQuoteRequest,
+    NewRfqRequest,
+    NewSettlementPoolRequest,
+    NewTransferRequest,
+    PermitTemplateRequest,
+    PortfolioSummary,
+    Position,
+    Quote,
+    QuoteAcceptResponse,
+    ReplaceQuoteRequest,
+    Request,
+    SettlementPool,
+    Status,
+    SubmitPermitRequest,
+    SupportedAssetDetails,
+    Trade,
+    Transfer,
+)
 
 __all__ = [
     "BUDGET_TOKENS",
@@ -49,64 +79,102 @@ class Endpoint:
 
     ``max_limit`` is set for list endpoints (they page); ``writes`` marks calls a ``reader``
     key may not make; ``auth`` is False for the two endpoints that need no signature.
+    ``request`` is the body model of a POST (None: no body). ``response`` is what the
+    ``result`` holds: for a list endpoint the model of one record of a page, otherwise the type
+    of the whole result (a model, ``bool``, or a typing form such as ``dict[str, Any]``).
     """
 
     name: str
     method: Method
     path: str
     cost: int
+    response: Any
     max_limit: int | None = None
     filters: tuple[str, ...] = ()
     writes: bool = False
     auth: bool = True
+    request: type[Request] | None = None
+
+    @property
+    def pages(self) -> bool:
+        """True for a list endpoint: it takes ``limit``/``offset`` and answers a page."""
+        return self.max_limit is not None
 
 
 def _get(
-    name: str, path: str, cost: int, max_limit: int | None = None, filters: tuple[str, ...] = ()
+    name: str,
+    path: str,
+    cost: int,
+    response: Any,
+    max_limit: int | None = None,
+    filters: tuple[str, ...] = (),
 ) -> Endpoint:
-    return Endpoint(name, Method.GET, path, cost, max_limit, filters)
+    return Endpoint(name, Method.GET, path, cost, response, max_limit, filters)
 
 
-def _post(name: str, path: str, cost: int = 20) -> Endpoint:
-    return Endpoint(name, Method.POST, path, cost, writes=True)
+def _post(
+    name: str, path: str, request: type[Request] | None, response: Any, cost: int = 20
+) -> Endpoint:
+    return Endpoint(name, Method.POST, path, cost, response, writes=True, request=request)
 
 
 ENDPOINTS: tuple[Endpoint, ...] = (
-    _get("companies", "/v1/companies", 1, 10_000, ("id",)),
-    _get("portfolio_assets", "/v1/portfolio/assets", 1, 10_000, ("pool",)),
-    _get("portfolio_positions", "/v1/portfolio/positions", 1, 10_000, ("pool",)),
-    _get("portfolio_aggregated_positions", "/v1/portfolio/positions/aggregated", 10, 10_000),
-    _get("portfolio_trades", "/v1/portfolio/trades", 1, 10_000, ("pool", "id")),
-    _get("portfolio_summary", "/v1/portfolio/summary", 10),
-    _get("quotes", "/v1/quotes", 1, 1000, ("id",)),
-    _get("quotes_sent", "/v1/quotes/sent", 1, 1000, ("id",)),
-    _get("quotes_received", "/v1/quotes/received", 1, 1000, ("id",)),
-    _post("quotes_new", "/v1/quotes/new"),
-    _post("quotes_cancel", "/v1/quotes/cancel"),
-    _post("quotes_cancel_all", "/v1/quotes/cancel_all"),
-    _post("quotes_replace", "/v1/quotes/replace"),
-    _post("quotes_accept", "/v1/quotes/accept"),
-    _post("quotes_maker_last_look", "/v1/quotes/maker_last_look"),
-    _get("rfqs_sent", "/v1/rfqs/sent", 10, 1000, ("id", "price")),
-    _get("rfqs_received", "/v1/rfqs/received", 10, 1000, ("id", "price")),
-    _post("rfqs_new", "/v1/rfqs/new"),
-    _post("rfqs_cancel", "/v1/rfqs/cancel"),
-    _get("settlement_pools", "/v1/settlement_pools", 10, 1000, ("id",)),
-    _post("settlement_pools_new", "/v1/settlement_pools/new"),
-    _get("transfers", "/v1/transfers", 1, 10_000, ("pool", "id")),
-    _post("transfers_new", "/v1/transfers/new"),
+    _get("companies", "/v1/companies", 1, Company, 10_000, ("id",)),
+    _get("portfolio_assets", "/v1/portfolio/assets", 1, Asset, 10_000, ("pool",)),
+    _get("portfolio_positions", "/v1/portfolio/positions", 1, Position, 10_000, ("pool",)),
+    _get(
+        "portfolio_aggregated_positions",
+        "/v1/portfolio/positions/aggregated",
+        10,
+        AggregatedPosition,
+        10_000,
+    ),
+    _get("portfolio_trades", "/v1/portfolio/trades", 1, Trade, 10_000, ("pool", "id")),
+    _get("portfolio_summary", "/v1/portfolio/summary", 10, PortfolioSummary),
+    _get("quotes", "/v1/quotes", 1, Quote, 1000, ("id",)),
+    _get("quotes_sent", "/v1/quotes/sent", 1, Quote, 1000, ("id",)),
+    _get("quotes_received", "/v1/quotes/received", 1, Quote, 1000, ("id",)),
+    _post("quotes_new", "/v1/quotes/new", NewQuoteRequest, Quote),
+    _post("quotes_cancel", "/v1/quotes/cancel", CancelRequest, bool),
+    _post("quotes_cancel_all", "/v1/quotes/cancel_all", None, bool),
+    _post("quotes_replace", "/v1/quotes/replace", ReplaceQuoteRequest, Quote),
+    _post("quotes_accept", "/v1/quotes/accept", AcceptQuoteRequest, QuoteAcceptResponse),
+    _post(
+        "quotes_maker_last_look",
+        "/v1/quotes/maker_last_look",
+        MakerLastLookRequest,
+        MakerLastLookResponse,
+    ),
+    _get("rfqs_sent", "/v1/rfqs/sent", 10, RFQ, 1000, ("id", "price")),
+    _get("rfqs_received", "/v1/rfqs/received", 10, RFQ, 1000, ("id", "price")),
+    _post("rfqs_new", "/v1/rfqs/new", NewRfqRequest, RFQ),
+    _post("rfqs_cancel", "/v1/rfqs/cancel", CancelRequest, bool),
+    _get("settlement_pools", "/v1/settlement_pools", 10, SettlementPool, 1000, ("id",)),
+    _post(
+        "settlement_pools_new",
+        "/v1/settlement_pools/new",
+        NewSettlementPoolRequest,
+        SettlementPool,
+    ),
+    _get("transfers", "/v1/transfers", 1, Transfer, 10_000, ("pool", "id")),
+    _post("transfers_new", "/v1/transfers/new", NewTransferRequest, Transfer),
     # The template only reads (it signs nothing and moves nothing), hence cost 1, but it is a
     # POST that prepares a write, so a reader key may not ask for one either.
-    Endpoint(
-        "transfers_permit_template", Method.POST, "/v1/transfers/permit/template", 1, writes=True
+    _post(
+        "transfers_permit_template",
+        "/v1/transfers/permit/template",
+        PermitTemplateRequest,
+        dict[str, Any],
+        cost=1,
     ),
-    _post("transfers_permit", "/v1/transfers/permit"),
-    Endpoint("status", Method.GET, "/v1/status", 1, auth=False),
+    _post("transfers_permit", "/v1/transfers/permit", SubmitPermitRequest, bool),
+    Endpoint("status", Method.GET, "/v1/status", 1, Status, auth=False),
     Endpoint(
         "supported_assets",
         Method.GET,
         "/v1/metadata/supported_assets",
         1,
+        dict[str, list[SupportedAssetDetails]],
         filters=("verified",),
         auth=False,
     ),
