@@ -73,7 +73,7 @@ class Sandbox:
         """Open the engine on ``db_path`` and serve it on a random loopback port."""
         from tui.sandbox.actors.profiles import ActorConfig
         from tui.sandbox.engine.exchange import Exchange
-        from tui.sandbox.http.server import BackgroundSandbox
+        from tui.sandbox.http.hosting import BackgroundSandbox
 
         def open_exchange() -> Exchange:
             return Exchange.open(

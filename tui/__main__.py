@@ -1,6 +1,8 @@
 """The ``rfq-desk`` command: the desk (default), ``sandbox`` (the exchange alone), ``config``.
 
-Imports stay lazy: parsing arguments must not pay for uvicorn, Textual or eth-account.
+This module only parses arguments and dispatches: the desk to `tui.desk.launch.run_desk`, the
+sandbox to `tui.sandbox.run.run_sandbox`. Imports stay lazy: parsing arguments must not pay for
+uvicorn, Textual or eth-account.
 """
 
 from __future__ import annotations
@@ -9,7 +11,6 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 __all__ = ["build_parser", "main"]
 
@@ -134,79 +135,28 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _connect_host(host: str) -> str:
-    """The address a client on this machine uses to reach a server bound to ``host``."""
-    if host in ("", "0.0.0.0"):  # noqa: S104 - we are mapping the wildcard, not binding it
-        return "127.0.0.1"
-    if host == "::":
-        return "::1"
-    return host
-
-
 def _run_sandbox(args: argparse.Namespace) -> int:
-    import asyncio
-    import contextlib
-    import logging
+    from tui.sandbox.run import SandboxOptions, run_sandbox
 
-    from tui.api.endpoints import BUDGET_TOKENS
-    from tui.sandbox.actors.profiles import ActorConfig
-    from tui.sandbox.credentials import (
-        credentials_document,
-        default_credentials_path,
-        default_db_path,
-        write_credentials,
-    )
-    from tui.sandbox.engine.clock import SandboxClock
-    from tui.sandbox.engine.exchange import Exchange
-    from tui.sandbox.http.server import SandboxServer, serve
-
-    logging.basicConfig(
-        level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
-    db_path: Path = (args.db or default_db_path()).expanduser().resolve()
-    db_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # holds keys
-    credentials_path: Path = (
-        (args.credentials or default_credentials_path(db_path)).expanduser().resolve()
-    )
-    clock = SandboxClock()
-    exchange = Exchange.open(db_path, seed=args.seed, clock=clock, block_delay_s=args.block_delay)
-    if not args.no_history:
-        from tui.sandbox.engine.history import seed_history
-
-        seed_history(exchange)  # once per database: a no-op when the history is already there
-
-    async def ready(server: SandboxServer) -> None:
-        import httpx
-
-        host = _connect_host(args.host)
-        url_host = f"[{host}]" if ":" in host else host
-        base_url = f"http://{url_host}:{server.port}"
-        write_credentials(credentials_path, credentials_document(base_url, exchange.credentials()))
-        async with httpx.AsyncClient(base_url=base_url, timeout=10) as client:
-            response = await client.get("/v1/status")
-            response.raise_for_status()
-        print(f"sandbox ready at {base_url} (credentials: {credentials_path})", flush=True)
-
-    options: dict[str, Any] = {
-        "admin": args.admin,
-        "token_budget": args.token_budget or BUDGET_TOKENS,
-        "log_level": args.log_level,
-        "actor_config": None
-        if args.no_actors
-        else ActorConfig(
-            pace=args.pace or 1.0,
+    return run_sandbox(
+        SandboxOptions(
+            host=args.host,
+            port=args.port,
+            db=args.db,
+            seed=args.seed,
+            credentials=args.credentials,
+            admin=args.admin,
+            block_delay_s=args.block_delay,
+            actors=not args.no_actors,
+            pace=args.pace,
+            history=not args.no_history,
             makers=not args.no_makers,
             takers=not args.no_takers,
-            taker_rfq_interval_s=args.taker_interval,
-        ),
-    }
-    # SIGINT/SIGTERM stop the server gracefully (see `serve`); a Ctrl-C during startup too.
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(
-            serve(exchange, clock=clock, host=args.host, port=args.port, on_ready=ready, **options)
+            taker_interval_s=args.taker_interval,
+            token_budget=args.token_budget,
+            log_level=args.log_level,
         )
-    print("sandbox stopped", file=sys.stderr, flush=True)
-    return 0
+    )
 
 
 def _run_config() -> int:

@@ -1,13 +1,17 @@
-"""Response bodies decoded as JSON values the desk can always show, log and export.
+"""The JSON guard both ends of the wire share: how deep a document may nest, and what to make
+of text that can never be encoded again.
 
-A body nested deeper than `MAX_JSON_DEPTH` is refused before decoding: the C decoder recurses
-once per level, and with a raised recursion limit (some libraries raise it) a deep enough body
-overflows the C stack and kills the process instead of raising.
+Nesting is checked before decoding: the C decoder recurses once per level, and with a raised
+recursion limit (some libraries raise it) a deep enough document overflows the C stack and kills
+the process instead of raising. `check_depth` refuses anything nested deeper than
+`MAX_JSON_DEPTH` with `JsonTooDeep`, which each side wraps in its own error (the client: a
+malformed response; the sandbox: a 400).
 
 JSON may carry escapes such as ``\\ud800`` that decode to an unpaired UTF-16 surrogate. Python
-keeps it in a `str`, but such a string cannot be encoded to UTF-8 (a terminal, a log line or a
-CSV export fails on it) and pydantic refuses it as a key, which would fail a whole page. A
-tolerant reader replaces every unpaired surrogate with U+FFFD, the replacement character.
+keeps it in a `str`, but such a string cannot be encoded to UTF-8 (a terminal, a log line, a CSV
+export or a later answer fails on it). The client is a tolerant reader and replaces each one with
+U+FFFD (`decode_json`, `replace_lone_surrogates`); the sandbox refuses a body holding one and
+names where (`lone_surrogate_path`), so such text is never stored.
 """
 
 from __future__ import annotations
@@ -17,20 +21,92 @@ import re
 from itertools import accumulate
 from typing import Any
 
-__all__ = ["MAX_JSON_DEPTH", "decode_json", "replace_lone_surrogates"]
+__all__ = [
+    "MAX_JSON_DEPTH",
+    "JsonTooDeep",
+    "check_depth",
+    "decode_json",
+    "lone_surrogate_path",
+    "replace_lone_surrogates",
+]
 
-MAX_JSON_DEPTH = 128
-"""Deepest nesting of arrays and objects accepted in a response (records nest about 10 deep)."""
+MAX_JSON_DEPTH = 64
+"""Deepest nesting of arrays and objects accepted, in a response or a request body (records and
+bodies nest about 10 deep)."""
 
-_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+# A string from its opening quote to its closing one (or to the end of an unterminated one); a
+# backslash escapes the byte after it only inside a string, as in the decoder.
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)', re.DOTALL)
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
-_DEPTH_STEP = tuple(1 if b in b"[{" else -1 if b in b"]}" else 0 for b in range(256))
-_QUICK_PASSES = 16
+_NOT_QUOTES_OR_BRACKETS = bytes(b for b in range(256) if b not in b'"[]{}')
+_AS_PARENS = bytes.maketrans(b"[]{}", b"()()")
+_DEPTH_STEP = tuple(1 if b == ord("(") else -1 if b == ord(")") else 0 for b in range(256))
 
 # Any \uD800-\uDFFF escape. Valid pairs match too (json.loads joins them into one character,
 # which the scrub then leaves alone): a match only decides whether the scrub runs at all.
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abcdefABCDEF][0-9a-fA-F]{2}")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class JsonTooDeep(ValueError):
+    """A JSON document nested deeper than the guard allows (refused before decoding)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"JSON nested deeper than {limit} levels")
+        self.limit = limit
+
+
+def _brackets_outside_strings(content: bytes) -> bytes:
+    """The brackets of ``content`` that are not inside a JSON string (nor an unterminated last
+    one), in order.
+
+    Without a backslash (most documents) no quote is escaped, so quotes alternate between
+    opening and closing: keeping only quotes and brackets and dropping every ``""`` (an empty
+    string, or two strings with nothing between them) leaves only the few strings that hold
+    brackets, all at C speed. With backslashes a regular expression walks the strings.
+    """
+    if b"\\" in content:
+        return _JSON_STRING.sub(b"", content).translate(None, _NOT_BRACKETS)
+    quotes_and_brackets = content.translate(None, _NOT_QUOTES_OR_BRACKETS).replace(b'""', b"")
+    return b"".join(quotes_and_brackets.split(b'"')[::2])
+
+
+def _deeper_than(content: bytes, limit: int) -> bool:
+    """Whether arrays and objects in ``content`` nest more than ``limit`` deep (strings skipped).
+
+    Each pass drops every ``()`` (an innermost pair, whatever its kind), which lowers the
+    deepest level by at most one, so a sequence that empties within ``limit`` passes nests no
+    deeper than ``limit``: ordinary documents are settled at C speed in a few passes. Anything
+    else (deep, or brackets that do not pair up) is measured exactly, level by level.
+    """
+    levels = _brackets_outside_strings(content).translate(_AS_PARENS)
+    peeled, passes = levels, 0
+    while peeled and passes < limit:
+        shorter = peeled.replace(b"()", b"")
+        if len(shorter) == len(peeled):
+            break
+        peeled, passes = shorter, passes + 1
+    if not peeled:
+        return False
+    return max(accumulate(map(_DEPTH_STEP.__getitem__, levels)), default=0) > limit
+
+
+def check_depth(content: bytes, limit: int = MAX_JSON_DEPTH) -> None:
+    """Raise `JsonTooDeep` when arrays/objects in ``content`` nest deeper than ``limit``.
+
+    A document with no more brackets than ``limit`` (most of them) is not even scanned.
+    """
+    if content.count(b"[") + content.count(b"{") > limit and _deeper_than(content, limit):
+        raise JsonTooDeep(limit)
+
+
+def _has_lone_surrogate(text: str) -> bool:
+    """Whether ``text`` holds an unpaired UTF-16 surrogate (text UTF-8 can never encode).
+
+    ``json.loads`` joins a valid escaped pair into one character, so whatever is left in the
+    surrogate range of decoded text is a lone half.
+    """
+    return _LONE_SURROGATE.search(text) is not None
 
 
 def replace_lone_surrogates(value: Any) -> Any:
@@ -45,49 +121,36 @@ def replace_lone_surrogates(value: Any) -> Any:
     return value
 
 
-def _deeper_than(brackets: bytes, limit: int) -> bool:
-    """Whether a string of brackets nests more than ``limit`` deep (or does not balance).
+def lone_surrogate_path(value: Any, path: str = "") -> str | None:
+    """The dotted path of the first key or string holding a lone surrogate, or None.
 
-    A few passes remove every innermost ``[]`` and ``{}`` at C speed, one level per pass, which
-    empties any ordinary body; what is left is measured in one linear pass.
+    A key holding one is reported as the path of its object (``"body"`` at the top), a string
+    by its own path (``leg_quotes.0.bid``); ``""`` means ``value`` itself is such a string.
     """
-    peeled = 0
-    while brackets and peeled < _QUICK_PASSES:
-        shorter = brackets.replace(b"[]", b"").replace(b"{}", b"")
-        if len(shorter) == len(brackets):
-            return True  # unbalanced
-        brackets = shorter
-        peeled += 1
-    if not brackets:
-        return peeled > limit
-    depths = list(accumulate(map(_DEPTH_STEP.__getitem__, brackets)))
-    if min(depths) < 0 or depths[-1] != 0:
-        return True  # unbalanced
-    return peeled + max(depths) > limit
-
-
-def _nested_within(content: bytes, limit: int) -> bool:
-    """Whether no array or object in ``content`` is nested more than ``limit`` deep.
-
-    The quick look counts brackets inside strings too, so it can only overestimate; only a
-    body it flags is looked at again with its strings blanked.
-    """
-    if content.count(b"[") + content.count(b"{") <= limit:
-        return True
-    if not _deeper_than(content.translate(None, _NOT_BRACKETS), limit):
-        return True
-    blanked = _JSON_STRING.sub(b"", content)
-    return not _deeper_than(blanked.translate(None, _NOT_BRACKETS), limit)
+    if isinstance(value, str):
+        return path if _has_lone_surrogate(value) else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if _has_lone_surrogate(key):
+                return path or "body"
+            found = lone_surrogate_path(item, f"{path}.{key}" if path else str(key))
+            if found is not None:
+                return found
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found = lone_surrogate_path(item, f"{path}.{index}" if path else str(index))
+            if found is not None:
+                return found
+    return None
 
 
 def decode_json(content: bytes) -> Any:
     """Decode a response body; unpaired surrogates come back as U+FFFD.
 
     Raises ValueError for a body that is not JSON, including one nested deeper than
-    `MAX_JSON_DEPTH`.
+    `MAX_JSON_DEPTH` (`JsonTooDeep`).
     """
-    if not _nested_within(content, MAX_JSON_DEPTH):
-        raise ValueError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
+    check_depth(content)
     try:
         data = json.loads(content)
         if _SURROGATE_ESCAPE.search(content):

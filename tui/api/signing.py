@@ -2,8 +2,9 @@
 
 The signed message is ``<key>|<timestamp_ms>|<METHOD>|<path_and_query>``, extended by ``|`` and
 the exact body bytes when the request has a body (an empty body adds nothing). The HMAC key is
-the hex-decoded API secret; the signature travels as lowercase hex. The sandbox verifies with the
-same `sign`, so client and server cannot drift apart.
+the hex-decoded API secret; the signature travels as lowercase hex. `signing_message` is the one
+spelling of those bytes and `message_signature` the one spelling of the HMAC: the client's
+`ServiceAuth` signs with them and the sandbox verifies with them, so the two cannot drift apart.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ __all__ = [
     "SIGNATURE_HEADER",
     "TIMESTAMP_HEADER",
     "ServiceAuth",
+    "message_signature",
     "sign",
     "signing_message",
     "system_time_ms",
@@ -42,11 +44,26 @@ def _secret_key(api_secret: str | SecretStr) -> bytes:
 
 
 def signing_message(
-    api_key: str, timestamp_ms: int, method: str, path_and_query: str, body: bytes | None
+    api_key: str,
+    timestamp_ms: int,
+    method: str,
+    path_and_query: str | bytes,
+    body: bytes | None,
 ) -> bytes:
-    """The exact bytes that get signed for one request (useful to debug a signature mismatch)."""
-    head = f"{api_key}|{int(timestamp_ms)}|{method.upper()}|{path_and_query}".encode()
+    """The exact bytes that get signed for one request (useful to debug a signature mismatch).
+
+    ``path_and_query`` is the request target exactly as on the wire: the client passes the text
+    it sends, the sandbox the raw bytes it received (building the message from those bytes, not
+    from a decoded and re-encoded URL, is what makes "exactly as sent" hold on its side).
+    """
+    target = path_and_query if isinstance(path_and_query, bytes) else path_and_query.encode()
+    head = f"{api_key}|{int(timestamp_ms)}|{method.upper()}|".encode() + target
     return head + b"|" + body if body else head
+
+
+def message_signature(secret_key: bytes, message: bytes) -> str:
+    """The lowercase hex HMAC-SHA256 of ``message`` under the (hex-decoded) ``secret_key``."""
+    return hmac.new(secret_key, message, hashlib.sha256).hexdigest()
 
 
 def sign(
@@ -63,7 +80,7 @@ def sign(
     request body bytes (None or empty when there is none).
     """
     message = signing_message(api_key, timestamp_ms, method, path_and_query, body)
-    return hmac.new(_secret_key(api_secret), message, hashlib.sha256).hexdigest()
+    return message_signature(_secret_key(api_secret), message)
 
 
 def verify(

@@ -1,4 +1,4 @@
-"""Where the sandbox keeps its files, and the credentials file it hands to clients.
+"""The credentials file the sandbox hands to clients (where it lives: `tui.paths`).
 
 The credentials file holds API secrets and sandbox wallet keys, so it is created with mode 0600
 from the first byte (``os.open`` with the mode, never chmod after the fact) and replaced
@@ -13,13 +13,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from tui.paths import sandbox_credentials_path as default_credentials_path
-from tui.paths import sandbox_db_path as default_db_path
-
 __all__ = [
     "credentials_document",
-    "default_credentials_path",
-    "default_db_path",
     "read_credentials",
     "write_credentials",
 ]

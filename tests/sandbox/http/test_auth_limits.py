@@ -10,17 +10,17 @@ import pytest
 
 from tui.api.models import ApiRole, ErrorCode
 from tui.api.signing import sign
+from tui.api.signing import signing_message as signed_message
 from tui.sandbox.engine.errors import ServiceError
 from tui.sandbox.http.auth import (
     RATE_LIMIT_RESET_HEADER,
     SignedHeaders,
     SlidingWindowLimiter,
     StatsLimiter,
-    TokenBudget,
     authenticate,
     read_signed_headers,
-    signed_message,
 )
+from tui.sandbox.http.auth import CompanyTokenMeter as TokenBudget
 
 SECRET_HEX = "8b1f4e2a9c7d3b6e5f0a1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5"
 NOW = 1_767_614_400_000

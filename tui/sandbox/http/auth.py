@@ -1,20 +1,23 @@
 """Who is calling, and may they: HMAC request verification and the sandbox's rate limits.
 
-Three independent pieces the HTTP layer (`tui.sandbox.http.server`) strings together:
+Independent pieces the HTTP layer (`tui.sandbox.http.app`) strings together:
 
 - `read_signed_headers` and `authenticate`: the interface's three headers, the signed message
-  ``key|timestamp|METHOD|path?query[|body]`` over the *raw* request target and body bytes, the
-  hex-decoded secret as the HMAC key, and the 5 s timestamp window against the sandbox clock.
+  ``key|timestamp|METHOD|path?query[|body]`` (built by `tui.api.signing.signing_message`, the
+  client's own function) over the *raw* request target and body bytes, the hex-decoded secret
+  as the HMAC key, and the 5 s timestamp window against the sandbox clock.
 - `SlidingWindowLimiter`: "at most N units in any window of W ms" per key, used both for the
   request-token budget per company and for the public statistics limits.
-- `StatsLimiter`: the public endpoint's two limits (per client IP and for everybody) at once.
+- `CompanyTokenMeter`: the request-token budget per company, the server's side of the rule the
+  client's `tui.api.budget.TokenBudget` keeps to.
+- `AnonymousLimiter` and `StatsLimiter`: the limits on unsigned calls and on the public
+  statistics endpoint (per client IP and, for statistics, for everybody).
 
 Nothing here touches the network or the database, so all of it is testable on its own.
 """
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 from collections import deque
 from collections.abc import Callable, Hashable, Mapping
@@ -30,7 +33,13 @@ from tui.api.endpoints import (
     STATS_WINDOW_S,
 )
 from tui.api.models import ApiRole, ErrorCode
-from tui.api.signing import KEY_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER
+from tui.api.signing import (
+    KEY_HEADER,
+    SIGNATURE_HEADER,
+    TIMESTAMP_HEADER,
+    message_signature,
+    signing_message,
+)
 from tui.sandbox.engine.errors import ServiceError
 
 __all__ = [
@@ -38,14 +47,13 @@ __all__ = [
     "ANONYMOUS_WINDOW_S",
     "RATE_LIMIT_RESET_HEADER",
     "AnonymousLimiter",
+    "CompanyTokenMeter",
     "KeyRecord",
     "SignedHeaders",
     "SlidingWindowLimiter",
     "StatsLimiter",
-    "TokenBudget",
     "authenticate",
     "read_signed_headers",
-    "signed_message",
 ]
 
 RATE_LIMIT_RESET_HEADER = "X-Rate-Limit-Resets-In-Ms"
@@ -108,18 +116,6 @@ def read_signed_headers(headers: Mapping[str, str]) -> SignedHeaders | None:
     )
 
 
-def signed_message(
-    api_key: str, timestamp_ms: int, method: str, raw_target: bytes, body: bytes
-) -> bytes:
-    """The bytes the client signed: ``key|ts|METHOD|target`` plus ``|body`` when there is one.
-
-    ``raw_target`` is the path and query exactly as they arrived on the wire; building the
-    message from bytes (not from a decoded, re-encoded URL) is what makes "exactly as sent" hold.
-    """
-    head = f"{api_key}|{timestamp_ms}|{method.upper()}|".encode("latin-1") + raw_target
-    return head + b"|" + body if body else head
-
-
 def authenticate(
     signed: SignedHeaders,
     lookup: Callable[[str], KeyRecord | None],
@@ -132,20 +128,16 @@ def authenticate(
 ) -> KeyRecord:
     """The API key that signed this request, or a 401 `ServiceError`.
 
-    The signature is checked before the timestamp so that a stranger learns nothing about the
-    server's clock from the error; then a timestamp more than ``max_skew_ms`` away from
-    ``now_ms`` (either direction; exactly ``max_skew_ms`` is still accepted) is refused as 2001.
+    ``raw_target`` is the path and query exactly as they arrived on the wire. The signature is
+    checked before the timestamp so that a stranger learns nothing about the server's clock
+    from the error; then a timestamp more than ``max_skew_ms`` away from ``now_ms`` (either
+    direction; exactly ``max_skew_ms`` is still accepted) is refused as 2001.
     """
     key = lookup(signed.api_key) if signed.api_key else None
-    try:
-        message = signed_message(signed.api_key, signed.timestamp_ms, method, raw_target, body)
-    except UnicodeEncodeError:
-        message = None
-    expected = (
-        hmac.new(key.secret, message, hashlib.sha256).hexdigest()
-        if key is not None and message is not None
-        else None
-    )
+    expected = None
+    if key is not None:
+        message = signing_message(signed.api_key, signed.timestamp_ms, method, raw_target, body)
+        expected = message_signature(key.secret, message)
     # Compare even for an unknown key, so both failures take the same path and time.
     ok = hmac.compare_digest(
         (expected or "0" * 64).encode("ascii"),
@@ -250,12 +242,14 @@ def _rate_limited(message: str, wait_ms: int) -> ServiceError:
     )
 
 
-class TokenBudget:
-    """The request-token budget: ``tokens`` per company per sliding ``window_s`` seconds.
+class CompanyTokenMeter:
+    """The request-token budget as the server meters it: ``tokens`` per company per sliding
+    ``window_s`` seconds, a call over it refused with 429/5000.
 
-    One budget per company whatever key or address it calls from, as the contract says.
-    ``tokens`` is configurable only so a benchmark can measure the server without being
-    throttled; the interface's value is `BUDGET_TOKENS`.
+    The server's side of the rule the client's `tui.api.budget.TokenBudget` keeps to (that one
+    waits before sending; this one counts what arrives). One budget per company whatever key or
+    address it calls from, as the contract says. ``tokens`` is configurable only so a benchmark
+    can measure the server without being throttled; the interface's value is `BUDGET_TOKENS`.
     """
 
     def __init__(self, tokens: int = BUDGET_TOKENS, window_s: float = BUDGET_WINDOW_S) -> None:

@@ -4,14 +4,14 @@ Query parameters are checked per endpoint: ``limit`` (1..the endpoint's maximum,
 `DEFAULT_PAGE_SIZE` capped at the maximum), ``offset`` (>= 0), the UUID filters ``id`` and
 ``pool``, and the booleans ``price`` and ``verified``. A parameter the endpoint does not take is
 refused (400) rather than ignored: a misspelt filter silently returning everything is the kind
-of bug a desk should hear about. Bodies are validated with the request models of `tui.api.models`
-and every refusal names the field path (``leg_quotes.0.bid: must be greater than 0``).
+of bug a desk should hear about. Bodies are validated with the request model the endpoint
+catalogue names (`Endpoint.request`) and every refusal names the field path
+(``leg_quotes.0.bid: must be greater than 0``).
 """
 
 from __future__ import annotations
 
 import json
-import re
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -21,25 +21,13 @@ from urllib.parse import parse_qsl
 
 from pydantic import BaseModel, ValidationError
 
-from tui.api.endpoints import DEFAULT_PAGE_SIZE, ENDPOINTS, Endpoint, Method
-from tui.api.models import (
-    AcceptQuoteRequest,
-    CancelRequest,
-    MakerLastLookRequest,
-    NewQuoteRequest,
-    NewRfqRequest,
-    NewSettlementPoolRequest,
-    NewTransferRequest,
-    PermitTemplateRequest,
-    ReplaceQuoteRequest,
-    SubmitPermitRequest,
-)
+from tui.api.endpoints import DEFAULT_PAGE_SIZE, ENDPOINTS, Endpoint, Method, endpoint_named
+from tui.api.jsonwire import JsonTooDeep, check_depth, lone_surrogate_path
 from tui.sandbox.engine.errors import ServiceError
 
 __all__ = [
-    "BODY_MODELS",
     "FILTERS",
-    "MAX_JSON_DEPTH",
+    "FILTER_PARSERS",
     "ListQuery",
     "parse_body",
     "parse_json_object",
@@ -84,22 +72,6 @@ FILTERS: dict[str, dict[str, Callable[[str, str], Any]]] = {
 }
 """Per GET endpoint: the filter parameters it takes (besides limit/offset) and their parsers."""
 
-BODY_MODELS: dict[str, type[BaseModel] | None] = {
-    "quotes_new": NewQuoteRequest,
-    "quotes_cancel": CancelRequest,
-    "quotes_cancel_all": None,
-    "quotes_replace": ReplaceQuoteRequest,
-    "quotes_accept": AcceptQuoteRequest,
-    "quotes_maker_last_look": MakerLastLookRequest,
-    "rfqs_new": NewRfqRequest,
-    "rfqs_cancel": CancelRequest,
-    "settlement_pools_new": NewSettlementPoolRequest,
-    "transfers_new": NewTransferRequest,
-    "transfers_permit_template": PermitTemplateRequest,
-    "transfers_permit": SubmitPermitRequest,
-}
-"""Per POST endpoint: the request model of its body (None: the endpoint takes no payload)."""
-
 
 @dataclass(frozen=True, slots=True)
 class ListQuery:
@@ -141,7 +113,7 @@ def parse_query(endpoint: Endpoint, query_string: bytes) -> ListQuery:
     that does not parse, a ``limit`` outside 1..max or a negative ``offset``.
     """
     filters_of = FILTERS.get(endpoint.name, {})
-    pages = endpoint.max_limit is not None
+    pages = endpoint.pages
     pairs = _pairs(query_string)
     filters: dict[str, Any] = {}
     limit: int | None = None
@@ -174,44 +146,6 @@ def parse_query(endpoint: Endpoint, query_string: bytes) -> ListQuery:
     return ListQuery(filters=filters)
 
 
-MAX_JSON_DEPTH = 64
-"""Deepest nesting of arrays/objects a body may have (real bodies nest fewer than 10 levels)."""
-_JSON_SPECIAL = re.compile(rb'[\[\]{}"\\]')
-
-
-def _nested_deeper_than(body: bytes, limit: int) -> bool:
-    """True when arrays/objects in ``body`` nest deeper than ``limit`` (strings skipped).
-
-    Checked before ``json.loads``: a decoder recursing a million levels deep can exhaust the C
-    stack when the interpreter's recursion limit has been raised. Bodies with few brackets (all
-    real ones) skip the scan entirely.
-    """
-    if body.count(b"[") + body.count(b"{") <= limit:
-        return False
-    depth = 0
-    in_string = False
-    escaped_until = -1
-    for match in _JSON_SPECIAL.finditer(body):
-        at = match.start()
-        if at < escaped_until:
-            continue
-        char = body[at]
-        if in_string:
-            if char == 0x5C:  # backslash: the next byte is escaped
-                escaped_until = at + 2
-            elif char == 0x22:
-                in_string = False
-        elif char == 0x22:
-            in_string = True
-        elif char in (0x5B, 0x7B):
-            depth += 1
-            if depth > limit:
-                return True
-        elif char in (0x5D, 0x7D):
-            depth -= 1
-    return False
-
-
 class _NotJsonNumber(ValueError):
     """``NaN`` / ``Infinity`` in a body: Python's decoder takes them, JSON does not."""
 
@@ -223,16 +157,20 @@ def _reject_constant(name: str) -> Any:
 def parse_json_object(body: bytes, *, required: bool = True) -> dict[str, Any]:
     """The body as a JSON object; numbers with a fraction become `Decimal`, never float.
 
-    An empty body is ``{}`` when not ``required``. Anything that is not a JSON object is 400/1000.
+    An empty body is ``{}`` when not ``required``. Anything that is not a JSON object is 400/1000,
+    and so is a body nested deeper than the shared guard allows or holding a lone surrogate
+    (`tui.api.jsonwire`): such text could never be encoded again in a later answer.
     """
     if not body.strip():
         if required:
             raise ServiceError.bad_request("a JSON object body is required")
         return {}
-    if _nested_deeper_than(body, MAX_JSON_DEPTH):
+    try:
+        check_depth(body)
+    except JsonTooDeep as exc:
         raise ServiceError.bad_request(
-            f"the body is not valid JSON: nested deeper than {MAX_JSON_DEPTH} levels"
-        )
+            f"the body is not valid JSON: nested deeper than {exc.limit} levels"
+        ) from None
     try:
         text = body.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -253,45 +191,13 @@ def parse_json_object(body: bytes, *, required: bool = True) -> dict[str, Any]:
         raise ServiceError.bad_request(f"the body is not valid JSON{detail}") from None
     if not isinstance(value, dict):
         raise ServiceError.bad_request("the body must be a JSON object")
-    bad = _invalid_text_path(value, "")
+    bad = lone_surrogate_path(value)
     if bad is not None:
         raise ServiceError.bad_request(
             f"{bad or 'body'}: contains an invalid unicode character (a lone surrogate escape "
             "such as \\ud800); send valid UTF-8 text"
         )
     return value
-
-
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _has_lone_surrogate(text: str) -> bool:
-    # json.loads joins a valid escaped pair into one character, so what is left in the
-    # surrogate range is a lone half: text that can never be encoded again.
-    return _LONE_SURROGATE.search(text) is not None
-
-
-def _invalid_text_path(value: Any, path: str) -> str | None:
-    """The path of the first key or string holding a lone surrogate, or None when all is well.
-
-    Stored, such text would make every later answer that shows it impossible to encode.
-    """
-    if isinstance(value, str):
-        return path if _has_lone_surrogate(value) else None
-    if isinstance(value, dict):
-        for key, item in value.items():
-            child = f"{path}.{key}" if path else str(key)
-            if _has_lone_surrogate(key):
-                return path or "body"
-            found = _invalid_text_path(item, child)
-            if found is not None:
-                return found
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            found = _invalid_text_path(item, f"{path}.{index}" if path else str(index))
-            if found is not None:
-                return found
-    return None
 
 
 # Pydantic error types that mean "not the right shape" (400/1000); every other type means
@@ -376,8 +282,12 @@ def validation_error(exc: ValidationError, data: Any, *, shown: int = 3) -> Serv
 
 
 def parse_body(endpoint_name: str, body: bytes) -> BaseModel | None:
-    """The validated request model of a POST body, or None for an endpoint without payload."""
-    model = BODY_MODELS[endpoint_name]
+    """The validated request model of a POST body, or None for an endpoint without payload.
+
+    The model is the catalogue's (`Endpoint.request`); an endpoint without one takes an empty
+    body or ``{}``.
+    """
+    model = endpoint_named(endpoint_name).request
     if model is None:
         parse_json_object(body, required=False)
         return None

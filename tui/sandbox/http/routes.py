@@ -1,8 +1,9 @@
 """From a routed, authenticated request to the engine call and its JSON envelope.
 
-The endpoint catalogue (`tui.api.endpoints`) says which engine method serves a request: the
-method has the endpoint's name. List endpoints become ``{"result": [...], "pagination":
-{"next_page": {"limit": "..", "offset": ".."} | null}}``, everything else ``{"result": ...}``.
+The endpoint catalogue (`tui.api.endpoints`) says which engine method serves a request (the
+method has the endpoint's name), what its body decodes into (`Endpoint.request`) and whether it
+answers a page (`Endpoint.pages`). Pages become ``{"result": [...], "pagination": {"next_page":
+{"limit": "..", "offset": ".."} | null}}``, everything else ``{"result": ...}``.
 """
 
 from __future__ import annotations
@@ -62,12 +63,10 @@ def call_endpoint(
         return single_envelope(result)
 
     query = parse_query(endpoint, query_string)
-    if endpoint.name == "status":
-        return single_envelope(exchange.status(caller))
-    if endpoint.name == "supported_assets":
+    if endpoint.name == "supported_assets":  # public token metadata: the one read without a caller
         return single_envelope(exchange.supported_assets(verified=query.filters.get("verified")))
     handler = getattr(exchange, endpoint.name)
-    if query.limit is None or query.offset is None:
+    if not endpoint.pages or query.limit is None or query.offset is None:
         return single_envelope(handler(caller, **query.filters))
     page = handler(caller, limit=query.limit, offset=query.offset, **query.filters)
     return page_envelope(page.items, has_more=page.has_more, limit=query.limit, offset=query.offset)
