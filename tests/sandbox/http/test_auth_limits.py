@@ -9,18 +9,17 @@ from dataclasses import dataclass
 import pytest
 
 from tui.api.models import ApiRole, ErrorCode
-from tui.api.signing import sign
-from tui.api.signing import signing_message as signed_message
+from tui.api.signing import sign, signing_message
 from tui.sandbox.engine.errors import ServiceError
 from tui.sandbox.http.auth import (
     RATE_LIMIT_RESET_HEADER,
+    CompanyTokenMeter,
     SignedHeaders,
     SlidingWindowLimiter,
     StatsLimiter,
     authenticate,
     read_signed_headers,
 )
-from tui.sandbox.http.auth import CompanyTokenMeter as TokenBudget
 
 SECRET_HEX = "8b1f4e2a9c7d3b6e5f0a1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5"
 NOW = 1_767_614_400_000
@@ -60,7 +59,7 @@ def check(ts: int, method: str, target: bytes, body: bytes, signed_target: str) 
 def test_server_message_matches_the_client_signing_function() -> None:
     body = b'{"id":"x"}'
     expected = sign(KEY.key_id, SECRET_HEX, 5, "POST", "/v1/rfqs/cancel", body)
-    message = signed_message(KEY.key_id, 5, "post", b"/v1/rfqs/cancel", body)
+    message = signing_message(KEY.key_id, 5, "post", b"/v1/rfqs/cancel", body)
     assert hmac.new(KEY.secret, message, hashlib.sha256).hexdigest() == expected
 
 
@@ -162,7 +161,7 @@ def test_limiter_wait_covers_enough_spends_for_a_big_call() -> None:
 
 
 def test_token_budget_error_carries_the_reset_header() -> None:
-    budget = TokenBudget()
+    budget = CompanyTokenMeter()
     for _ in range(99):
         budget.charge("a", 1, NOW)
     budget.charge("a", 1, NOW)
