@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.sandbox.e2e_kit import book_trade, perp, quote_request, rfq_request, seed_pool_id
+from tests.sandbox.kit import book_trade, perp, quote_request, rfq_request, seed_pool_id
 from tui.__main__ import build_parser, main
 from tui.api.client import ServiceClient
 from tui.api.models import (

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.sandbox.e2e_kit import book_trade, mark, perp, quote_request, rfq_request, seed_pool_id
+from tests.sandbox.kit import book_trade, mark, perp, quote_request, rfq_request, seed_pool_id
 from tui.api.client import CallInfo
 from tui.api.endpoints import ENDPOINTS
 from tui.api.errors import Forbidden, NotFound

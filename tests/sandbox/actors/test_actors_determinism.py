@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from tests.sandbox.actors_kit import ActorKit, always
+from tests.sandbox.kit import ActorKit, always
 from tui.api.models import AcceptQuoteRequest, TradeSide
 from tui.sandbox.actors.profiles import ActorConfig, maker_profile
 

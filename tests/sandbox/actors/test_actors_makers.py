@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from tests.sandbox.actors_kit import MAKERS, ActorKit, always
+from tests.sandbox.kit import MAKERS, ActorKit, always
 from tui.api.models import AcceptQuoteRequest, ClearingStatus, TradeSide
 from tui.sandbox.actors.profiles import ActorConfig, LastLookAction, maker_profile
 

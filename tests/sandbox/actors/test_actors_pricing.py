@@ -25,7 +25,7 @@ from tui.sandbox.actors.pricing import (
 )
 from tui.sandbox.actors.profiles import ActorConfig, choose, draw, exponential, taker_profile
 from tui.sandbox.engine.clock import SandboxClock
-from tui.sandbox.market.model import Market
+from tui.sandbox.market.marks import Market
 
 D = Decimal
 START_MS = 1_793_500_000_000

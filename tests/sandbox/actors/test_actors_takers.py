@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from tests.sandbox.actors_kit import ActorKit
+from tests.sandbox.kit import ActorKit
 from tui.api.models import ClearingStatus, RequestAction, RFQStatus
 from tui.sandbox.actors.profiles import ActorConfig
 

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from tests.sandbox.exchange_kit import Kit, expect_error
+from tests.sandbox.kit import Kit, expect_error
 from tui.api.models import BaseAllowance, ErrorCode, PermitTemplateRequest, SubmitPermitRequest
 from tui.sandbox.engine.chain import (
     CHAIN_ID,

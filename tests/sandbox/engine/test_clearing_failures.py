@@ -8,7 +8,7 @@ from decimal import Decimal
 
 import pytest
 
-from tests.sandbox.exchange_kit import Kit, expect_error, margin_params
+from tests.sandbox.kit import Kit, expect_error, margin_params
 from tui.api.models import (
     CancelRequest,
     ClearingStatus,
@@ -24,9 +24,10 @@ from tui.api.models import (
     SimpleAsset,
     SimpleMarginParams,
 )
-from tui.sandbox.engine.clearing import POOL_CREATION_S, load_quote, save_quote
+from tui.sandbox.engine.clearing import POOL_CREATION_S
 from tui.sandbox.engine.errors import ServiceError
 from tui.sandbox.engine.margin_rules import check_margin_params
+from tui.sandbox.engine.records import load_quote, save_quote
 
 D = Decimal
 S = ClearingStatus

@@ -7,7 +7,7 @@ from decimal import ROUND_CEILING, Decimal
 
 import pytest
 
-from tests.sandbox.exchange_kit import Kit, margin_params
+from tests.sandbox.kit import Kit, margin_params
 from tui.api.models import ClearingStatus, PayoffType, RFQStatus
 
 D = Decimal

@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from tests.sandbox.exchange_kit import Kit, expect_error
+from tests.sandbox.kit import Kit, expect_error
 from tui.api.models import (
     AcceptQuoteRequest,
     ClearingStatus,
@@ -172,7 +172,7 @@ def test_accepting_a_quote_the_maker_rejected_keeps_its_final_status(kit):
 
 
 def test_a_final_status_is_never_rewritten(kit):
-    from tui.sandbox.engine.clearing import load_quote
+    from tui.sandbox.engine.records import load_quote
 
     rfq = kit.rfq()
     quote = kit.quote("ALPHA", rfq)

@@ -8,7 +8,7 @@ from decimal import Decimal
 
 import pytest
 
-from tests.sandbox.exchange_kit import Kit, expect_error
+from tests.sandbox.kit import Kit, expect_error
 from tui.api.models import ClearingStatus, ErrorCode
 from tui.sandbox.engine.seed import SEED_POOL_DEPOSITS
 

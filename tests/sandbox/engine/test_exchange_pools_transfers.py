@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from tests.sandbox.exchange_kit import Kit, expect_error, margin_params
+from tests.sandbox.kit import Kit, expect_error, margin_params
 from tui.api.models import (
     BaseAllowance,
     ErrorCode,

@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from tests.sandbox.exchange_kit import Kit
+from tests.sandbox.kit import Kit
 from tui.api.models import LegQuote, PayoffType
 
 D = Decimal

@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from tests.sandbox.exchange_kit import Kit, expect_error
+from tests.sandbox.kit import Kit, expect_error
 from tui.api.models import (
     CancelRequest,
     ClearingStatus,
@@ -430,7 +430,7 @@ def test_leg_prices_finer_than_the_listing_precision_are_refused(kit):
 def test_rfq_views_degrade_when_margin_arithmetic_fails(kit):
     """An RFQ stored before strikes were bounded (put at 1E+15 on 100,000 BTC) still reads."""
     from tui.api.models import PayoffType
-    from tui.sandbox.engine.clearing import load_rfq, save_rfq
+    from tui.sandbox.engine.records import load_rfq, save_rfq
 
     option = kit.option(strike="100000", payoff=PayoffType.PUT)
     rfq = kit.rfq(legs=[("sell", option)], qty="1")

@@ -7,10 +7,11 @@ from decimal import Decimal
 
 import pytest
 
-from tests.sandbox.exchange_kit import Kit
+from tests.sandbox.kit import Kit
 from tui.api.models import ApiRole
-from tui.sandbox.engine.exchange import ApiKey, Caller
+from tui.sandbox.engine.exchange import Caller
 from tui.sandbox.engine.seed import SEED_COMPANIES, SEED_POOL_DEPOSITS, SEED_POOL_NAME
+from tui.sandbox.engine.venue import ApiKey
 
 D = Decimal
 

@@ -6,15 +6,10 @@ from decimal import Decimal
 
 import pytest
 
-from tests.sandbox.actors_kit import START_MS, ActorKit
+from tests.sandbox.kit import START_MS, ActorKit
 from tui.sandbox.actors.profiles import ActorConfig
-from tui.sandbox.engine.history import (
-    DEFAULT_PAIRS,
-    HISTORY_META_KEY,
-    HistoryConfig,
-    plan_history,
-    seed_history,
-)
+from tui.sandbox.engine.history import HISTORY_META_KEY, seed_history
+from tui.sandbox.engine.history_plan import DEFAULT_PAIRS, HistoryConfig, plan_history
 
 D = Decimal
 SMALL = HistoryConfig(scale=0.05)

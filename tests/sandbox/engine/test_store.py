@@ -6,7 +6,8 @@ import uuid
 
 import pytest
 
-from tui.sandbox.engine.store import SCHEMA_VERSION, Store, deterministic_uuid
+from tui.sandbox.engine.schema import SCHEMA_VERSION
+from tui.sandbox.engine.store import Store, deterministic_uuid
 
 
 @pytest.fixture
@@ -176,7 +177,7 @@ def test_a_version_1_file_migrates_to_the_cost_basis_column(tmp_path):
 
     path = tmp_path / "v1.db"
     conn = sqlite3.connect(path)
-    from tui.sandbox.engine.store import _SCHEMA_V1
+    from tui.sandbox.engine.schema import SCHEMA_V1 as _SCHEMA_V1
 
     conn.executescript(_SCHEMA_V1)
     conn.execute("INSERT INTO meta (key, value) VALUES ('schema_version', '1')")

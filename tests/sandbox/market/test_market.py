@@ -12,7 +12,7 @@ import pytest
 from tui.sandbox.engine.clock import SandboxClock
 from tui.sandbox.market import pricepath
 from tui.sandbox.market.listings import DEFAULT_LISTINGS, USDC_ADDRESS
-from tui.sandbox.market.model import Market
+from tui.sandbox.market.marks import Market
 from tui.sandbox.market.pricepath import BLOCK_STEPS, BrownianPath
 
 START_MS = 1_793_500_000_000  # November 2026

@@ -10,7 +10,7 @@ import pytest
 from tui.api.models import FundingRateParams
 from tui.sandbox.engine.clock import SandboxClock
 from tui.sandbox.market.funding import funding_rate
-from tui.sandbox.market.model import Market
+from tui.sandbox.market.marks import Market
 
 START_MS = 1_793_500_000_000
 D = Decimal

@@ -10,7 +10,8 @@ import pytest
 
 from tui.api.models import MarketStats
 from tui.sandbox.engine.clock import SandboxClock
-from tui.sandbox.market.model import QUOTE_REFRESH_MAX_S, Market, MarketActivity
+from tui.sandbox.market.marks import Market
+from tui.sandbox.market.statistics import QUOTE_REFRESH_MAX_S, MarketActivity
 
 START_MS = 1_793_500_000_000
 UNIX_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

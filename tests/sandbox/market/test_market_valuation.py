@@ -20,7 +20,7 @@ from tui.api.models import (
     VanillaOptionInstrument,
 )
 from tui.sandbox.engine.clock import SandboxClock
-from tui.sandbox.market.model import Market
+from tui.sandbox.market.marks import Market
 from tui.sandbox.market.pricing import RISK_FREE_RATE
 
 START_MS = 1_793_500_000_000

@@ -12,11 +12,11 @@ a permit only *caps* what the pool may pull, and the pool pulls exactly what the
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from decimal import ROUND_CEILING, Decimal
 from typing import Any
 
-from tui.api.models import DecimalAllowance, PermitTemplateRequest, RFQLeg
+from tui.api.models import DecimalAllowance, PermitTemplateRequest, Quote, RFQLeg
 from tui.api.permits import sign_permit
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "DEPOSIT_MARGIN_SHARE",
     "PERMIT_VALIDITY_S",
     "approve_deposit",
+    "deposit_needed",
     "estimated_deposit",
 ]
 
@@ -74,3 +75,14 @@ def approve_deposit(
     )
     exchange.transfers_permit(caller, sign_permit(template, private_key))
     return allowance
+
+
+def deposit_needed(quote: Quote, legs: list[RFQLeg], mark: Callable[[str], Decimal]) -> Decimal:
+    """What a trade needs the viewer to deposit: the amount the quote shows once accepted
+    (``pending_deposits_sum_qty``), else a safe estimate from the legs."""
+    shown = (quote.model_extra or {}).get("pending_deposits_sum_qty")
+    try:
+        amount = Decimal(str(shown)) if shown is not None else Decimal(0)
+    except ArithmeticError:
+        amount = Decimal(0)
+    return amount if amount > 0 else estimated_deposit(legs, mark)

@@ -28,7 +28,7 @@ from tui.api.models import (
     VanillaOptionInstrument,
 )
 from tui.sandbox.actors.profiles import choose, draw, log_uniform, uniform
-from tui.sandbox.market.model import Market
+from tui.sandbox.market.marks import Market
 
 __all__ = [
     "OPTION_DELTA_FLOOR",

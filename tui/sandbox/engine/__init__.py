@@ -1,8 +1,24 @@
 """The sandbox's engine: the exchange's business rules over SQLite, on the sandbox clock.
 
-The `exchange` facade (one method per endpoint), RFQs and quotes, the clearing state machine,
-transfers and the simulated chain, margin and the portfolio, the store and the per-viewer views,
-the seeded opening state and its seeded history. Knows nothing of HTTP.
+Knows nothing of HTTP. What is where:
+
+- `exchange`: the facade, one method per endpoint (`Exchange`, `Caller`, `PageSlice`);
+  `venue`: the machinery under it (rooms wired together, open/close, `tick`, transactions).
+- The rules of each endpoint, one room each: `companies` (directory, credentials),
+  `statements` (``/portfolio``), `rfqs`, `quotes` (a maker's quotes), `accepts` (accept and
+  last look), `pools` (settlement pools), `transfers` (transfers and permits), `activity`
+  (what ``/market_stats`` counts).
+- `clearing`: the clearing state machine, from an accepted quote to booked trades; `risk`
+  (risk checks, margin held back by trades still clearing), `booking` (the deposits and trades
+  a cleared trade writes), `timers` (expiries, deadlines, failed timers).
+- Money: `portfolio` (balances, positions), `margin` (initial and maintenance margin),
+  `margin_rules` (bounds of a pool's parameters), `chain` (wallets, allowances, permits,
+  blocks).
+- Records: `store` (SQLite), `schema`, `records` (reading, writing and building records),
+  `views` (what each viewer may see of them), `errors`, `clock`, `market_api` (what the engine
+  asks of the market).
+- The opening state: `seed` (companies, keys, the first pool); `history` and `history_plan`
+  (a seeded day of past trading, played through the engine).
 """
 
 from __future__ import annotations

@@ -9,18 +9,15 @@ last look and booking, with its deposits when margin asks for them. What is left
 sandbox data: closed RFQs, filled quotes, trades, positions, transfers; the public statistics
 (24 h and cumulative volume, open interest, TVL) are computed from it like from live trades.
 
-The plan is a pure function of the seed (`plan_history`): per listing, a seeded number of
-perpetual trades whose notionals add up to about the listing's daily volume (tens of millions
-of USDC a day on BTC), at seeded times, between seeded pairs of a maker and a taker; a taker
-leans towards reducing its position once it is large, so open interest stays realistic. The
-user's company (DESK) takes no part: its portfolio starts empty.
+The plan is a pure function of the seed (`tui.sandbox.engine.history_plan`); a taker leans
+towards reducing its position once it is large, so open interest stays realistic. The user's
+company (DESK) takes no part: its portfolio starts empty.
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 from decimal import ROUND_DOWN, Decimal
 from typing import Any
 
@@ -40,99 +37,26 @@ from tui.api.models import (
     TransferType,
     UseExistingPool,
 )
+from tui.sandbox.actors.actor import Identity, identities, moment_at
 from tui.sandbox.actors.deposits import approve_deposit, estimated_deposit
 from tui.sandbox.actors.pricing import PricedLeg, maker_leg_quotes
-from tui.sandbox.actors.profiles import draw, log_uniform, maker_profile, uniform
-from tui.sandbox.actors.runner import Identity, identities
+from tui.sandbox.actors.profiles import draw, maker_profile, uniform
 from tui.sandbox.engine.clock import SandboxClock
 from tui.sandbox.engine.errors import ServiceError
+from tui.sandbox.engine.history_plan import HistoryConfig, PlannedTrade, plan_history
 from tui.sandbox.engine.seed import default_margin_params
 
-__all__ = [
-    "DEFAULT_DAILY_VOLUME",
-    "DEFAULT_PAIRS",
-    "HISTORY_META_KEY",
-    "HistoryConfig",
-    "HistoryReport",
-    "PlannedTrade",
-    "plan_history",
-    "seed_history",
-]
+__all__ = ["HISTORY_META_KEY", "HistoryReport", "seed_history"]
 
 log = logging.getLogger(__name__)
 
 HISTORY_META_KEY = "history_seeded_ms"
 """Meta key the store keeps once history was written (its value: the live time it ended at)."""
 
-DEFAULT_DAILY_VOLUME: dict[str, Decimal] = {
-    "BTC": Decimal(30_000_000),
-    "ETH": Decimal(15_000_000),
-    "SOL": Decimal(6_000_000),
-}
-"""USDC traded per day by listing; a listing not named here trades `ALT_DAILY_VOLUME`."""
-ALT_DAILY_VOLUME = Decimal(800_000)
-
-DEFAULT_PAIRS: tuple[tuple[str, str], ...] = (
-    ("ALPHA", "EMBR"),
-    ("CBLT", "EMBR"),
-    ("BORE", "FJRD"),
-    ("DUNE", "FJRD"),
-    ("BORE", "ALPHA"),
-    ("DUNE", "CBLT"),
-)
-"""(maker, taker) pairs that traded in the past, each in a pool of its own."""
-
 _SETUP_S = 120
 """History's first minutes: pools are created and funded before the first trade."""
 _QUIET_END_S = 120
 """No history trade in the last two minutes, so every history timer has run by now."""
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-@dataclass(frozen=True)
-class HistoryConfig:
-    """What the seeded past looks like.
-
-    ``scale`` multiplies every listing's daily volume (tests use a small one to stay fast).
-    Deposits are what each side of a history pool puts in at the start (USDC, from its
-    wallet); ``max_position`` is the notional (USDC) beyond which a taker mostly reduces.
-    """
-
-    hours: float = 26.0
-    scale: float = 1.0
-    daily_volume: dict[str, Decimal] = field(default_factory=lambda: dict(DEFAULT_DAILY_VOLUME))
-    alt_daily_volume: Decimal = ALT_DAILY_VOLUME
-    pairs: tuple[tuple[str, str], ...] = DEFAULT_PAIRS
-    maker_deposit: Decimal = Decimal(400_000)
-    taker_deposit: Decimal = Decimal(250_000)
-    major_size: tuple[Decimal, Decimal] = (Decimal(40_000), Decimal(1_200_000))
-    alt_size: tuple[Decimal, Decimal] = (Decimal(5_000), Decimal(120_000))
-    major_max_position: Decimal = Decimal(600_000)
-    alt_max_position: Decimal = Decimal(100_000)
-
-    def __post_init__(self) -> None:
-        if not self.hours > 0:
-            raise ValueError("hours must be greater than 0")
-        if not self.scale >= 0:
-            raise ValueError("scale must not be negative")
-        if not self.pairs:
-            raise ValueError("pairs must not be empty")
-
-
-@dataclass(frozen=True)
-class PlannedTrade:
-    """One trade of the seeded past: when, on what, between whom, which way, how big.
-
-    ``side`` is the taker's; ``notional`` is USDC at the plan's reference price, turned into a
-    quantity at the mark of ``at_ms`` when the trade is played.
-    """
-
-    at_ms: int
-    underlying: str
-    maker: str
-    taker: str
-    notional: Decimal
-    index: int
 
 
 @dataclass
@@ -146,43 +70,6 @@ class HistoryReport:
     failed: int = 0
     volume: Decimal = Decimal(0)
     failures: list[str] = field(default_factory=list)
-
-
-def plan_history(
-    seed: int,
-    underlyings: list[str],
-    majors: set[str],
-    start_ms: int,
-    end_ms: int,
-    config: HistoryConfig,
-) -> list[PlannedTrade]:
-    """The seeded trades of ``[start_ms, end_ms)``, in time order (a pure function).
-
-    Per listing, trades are drawn one after another until their notionals add up to the
-    listing's daily volume times the span in days times ``config.scale``; each gets a seeded
-    time in the span and a seeded pair of ``config.pairs``.
-    """
-    span_ms = end_ms - start_ms
-    if span_ms <= 0:
-        return []
-    days = Decimal(span_ms) / Decimal(86_400_000)
-    trades: list[PlannedTrade] = []
-    for underlying in underlyings:
-        daily = config.daily_volume.get(underlying, config.alt_daily_volume)
-        target = daily * days * Decimal(str(config.scale))
-        low, high = config.major_size if underlying in majors else config.alt_size
-        total = Decimal(0)
-        index = 0
-        while total < target:
-            key = ("history", underlying, index)
-            notional = log_uniform(seed, low, high, *key, "size")
-            at_ms = start_ms + int(draw(seed, *key, "time") * span_ms)
-            maker, taker = config.pairs[int(draw(seed, *key, "pair") * len(config.pairs))]
-            trades.append(PlannedTrade(at_ms, underlying, maker, taker, notional, index))
-            total += notional
-            index += 1
-    trades.sort(key=lambda t: (t.at_ms, t.underlying, t.index))
-    return trades
 
 
 class _HistoryPlayer:
@@ -305,7 +192,7 @@ class _HistoryPlayer:
             NewRfqRequest(
                 structure=Structure(legs=[Leg(side=TradeSide.BUY, ratio=1, instrument=perp)]),
                 qty=qty,
-                expires_at=_at(now + 60_000),
+                expires_at=moment_at(now + 60_000),
                 target_companies=[maker.company_id],
             ),
         )
@@ -317,7 +204,7 @@ class _HistoryPlayer:
             maker.caller,
             NewQuoteRequest(
                 rfq_id=rfq.rfq_id,
-                expires_at=_at(self.clock.now_ms() + 30_000),
+                expires_at=moment_at(self.clock.now_ms() + 30_000),
                 leg_quotes=maker_leg_quotes(self.market, legs, profile.spread_multiplier),
                 pool_strategy=UseExistingPool(pool_id=pool_id),
             ),
@@ -364,10 +251,6 @@ class _HistoryPlayer:
         self.report.volume += qty * mark
 
 
-def _at(ms: int) -> datetime:
-    return _EPOCH + timedelta(milliseconds=ms)
-
-
 def seed_history(exchange: Any, config: HistoryConfig | None = None) -> HistoryReport | None:
     """Play the seeded past into a fresh sandbox; None when it already has its history.
 
@@ -397,7 +280,7 @@ def seed_history(exchange: Any, config: HistoryConfig | None = None) -> HistoryR
 def _play_history(exchange: Any, config: HistoryConfig) -> HistoryReport:
     """Plan and play the history through a second engine on a clock of its own."""
     from tui.sandbox.engine.exchange import Exchange
-    from tui.sandbox.market.model import Market
+    from tui.sandbox.market.marks import Market
 
     store = exchange.store
     live_market = exchange.market

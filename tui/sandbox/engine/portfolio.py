@@ -1,4 +1,4 @@
-"""Balances, positions and margin of companies inside settlement pools.
+"""Balances and positions of companies inside settlement pools, and their margin state.
 
 Economics of the sandbox (a real venue's rules, simplified; every number is Decimal):
 
@@ -20,136 +20,34 @@ Economics of the sandbox (a real venue's rules, simplified; every number is Deci
   on the positions as they would be after the trade (netting per instrument, the trade's own
   price-vs-mark uPNL included), rounded up to whole USDC base units.
 
-Initial margin (IM) and maintenance margin (MM) per holding, under **simple** parameters of the
-holder's side of the pool (``asset_params[underlying]`` or ``default_asset_param``), with ``U``
-the underlying price and ``P`` the instrument's mark:
-
-- spot and futures: ``|qty| * U * max(futures_initial_margin, 1 / futures_leverage)``;
-  MM ``|qty| * U * futures_maintenance_margin``.
-- short options: per unit ``max(option_initial_margin * U - OTM, option_initial_margin_min * U)
-  + P`` (OTM = how far out of the money the strike is); MM ``option_maintenance_margin * U + P``.
-- long options: per unit ``min(P, option_initial_margin * U)``; MM ``min(P,
-  option_maintenance_margin * U)`` -- a long option can lose at most its value.
-
-Under **portfolio** parameters (an approximation of a scenario-based model), per underlying:
-``MM = |net delta| * U * price_range + sum over options |qty| * |vega| * 100 * (vol_range_up for
-shorts, vol_range_down for longs) + futures_contingency * sum |qty| U (delta-one) +
-opt_contingency * sum |qty| U (options)``, and ``IM = MM * initial_margin_factor``; the
-underlyings are summed (no offset between them).
+The margin formulas themselves are in `tui.sandbox.engine.margin`.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import UTC, datetime
-from decimal import ROUND_CEILING, ROUND_HALF_EVEN, Decimal
-from typing import Any, Protocol
+from decimal import ROUND_HALF_EVEN, Decimal
+from typing import Any
 
-from pydantic import TypeAdapter
-
-from tui.api.models import (
-    USDC,
-    AggregatedPosition,
-    DatedFutureInstrument,
-    Instrument,
-    KnownInstrument,
-    MarginParams,
-    MarginUsage,
-    PartyMargin,
-    PayoffType,
-    PerpetualFutureInstrument,
-    PortfolioMarginParams,
-    Position,
-    SimpleAsset,
-    SimpleMarginParams,
-    SpotInstrument,
-    VanillaOptionInstrument,
-)
+from tui.api.models import USDC, MarginUsage, PartyMargin, Position
 from tui.api.types import format_timestamp
+from tui.sandbox.engine.margin import (
+    USDC_QUANTUM,
+    Holding,
+    PartyState,
+    margin_for,
+    usdc_up,
+)
+from tui.sandbox.engine.market_api import ValuationSource
+from tui.sandbox.engine.records import instrument_key, parse_instrument
 from tui.sandbox.engine.store import Store
 
-__all__ = [
-    "USDC_QUANTUM",
-    "Holding",
-    "PartyState",
-    "Portfolio",
-    "Valuation",
-    "ValuationSource",
-    "apply_fill",
-    "average_price",
-    "canonical_instrument",
-    "instrument_key",
-    "margin_for",
-    "margin_usage",
-    "parse_instrument",
-    "parse_margin_params",
-    "round_money",
-]
-
-USDC_QUANTUM = Decimal("0.000001")
-"""USDC has 6 decimals: deposits, allowances and margin shortfalls are in whole base units."""
+__all__ = ["Portfolio", "apply_fill", "average_price", "round_money"]
 
 _ZERO = Decimal(0)
 _AVG_QUANTUM = Decimal("1e-8")
-_INSTRUMENT: TypeAdapter[Any] = TypeAdapter(Instrument)
-_MARGIN_PARAMS: TypeAdapter[Any] = TypeAdapter(MarginParams)
-_KNOWN_INSTRUMENTS: tuple[type[KnownInstrument], ...] = (
-    SpotInstrument,
-    DatedFutureInstrument,
-    PerpetualFutureInstrument,
-    VanillaOptionInstrument,
-)
-
-
-class Valuation(Protocol):
-    """What the market says about one unit of an instrument (see `tui.sandbox.market.model`)."""
-
-    price: Decimal
-    underlying_price: Decimal
-    iv: Decimal | None
-    delta: Decimal
-    gamma: Decimal
-    theta: Decimal
-    vega: Decimal
-    rho: Decimal
-
-
-class ValuationSource(Protocol):
-    """The part of the market the portfolio needs: one unit of an instrument, valued."""
-
-    def value(self, instrument: Any) -> Any:
-        """Price and greeks of one unit of ``instrument``."""
-
-
-def parse_instrument(data: Any) -> Any:
-    """An instrument model from its wire dict (unknown types parse as `UnknownVariant`)."""
-    return _INSTRUMENT.validate_python(data)
-
-
-def parse_margin_params(data: Any) -> Any:
-    """Margin parameters from their wire dict (an unknown mode parses as `UnknownVariant`)."""
-    return _MARGIN_PARAMS.validate_python(data)
-
-
-def canonical_instrument(instrument: KnownInstrument) -> KnownInstrument:
-    """The instrument with only its documented fields and a normalized strike.
-
-    Two legs naming the same instrument must land on the same position, whatever extra keys
-    or strike spelling (``"30000"`` / ``"3E+4"``) the request used.
-    """
-    cls = type(instrument)
-    fields = instrument.model_dump(include=set(cls.model_fields))
-    if isinstance(instrument, VanillaOptionInstrument):
-        fields["strike"] = instrument.strike.normalize()
-    return cls.model_validate(fields)
-
-
-def instrument_key(instrument: Any) -> str:
-    """A stable text key of an instrument, for the positions table."""
-    data = instrument.model_dump(mode="json") if hasattr(instrument, "model_dump") else instrument
-    return json.dumps(data, sort_keys=True, separators=(",", ":"))
 
 
 def round_money(value: Decimal) -> Decimal:
@@ -198,152 +96,6 @@ def average_price(qty: Decimal, cost: Decimal) -> Decimal:
     if qty == 0:
         return _ZERO
     return (cost / qty).quantize(_AVG_QUANTUM, rounding=ROUND_HALF_EVEN).normalize()
-
-
-@dataclass(frozen=True)
-class Holding:
-    """A signed quantity of one instrument at an average entry price (held or hypothetical).
-
-    ``cost`` is the exact cost basis (signed ``qty x price`` summed); None for a hypothetical
-    fill or an old row, where it is ``qty x avg_entry_price``.
-    """
-
-    instrument: Any
-    qty: Decimal
-    avg_entry_price: Decimal
-    cost: Decimal | None = None
-
-    @property
-    def key(self) -> str:
-        """The instrument key of this holding."""
-        return instrument_key(self.instrument)
-
-    @property
-    def basis(self) -> Decimal:
-        """The exact cost basis of the holding."""
-        return self.cost if self.cost is not None else self.qty * self.avg_entry_price
-
-
-def _simple_asset(params: SimpleMarginParams, underlying: str) -> SimpleAsset:
-    return params.params.asset_params.get(underlying, params.params.default_asset_param)
-
-
-def _otm_amount(instrument: VanillaOptionInstrument, underlying_price: Decimal) -> Decimal:
-    if instrument.payoff == PayoffType.CALL:
-        return max(_ZERO, instrument.strike - underlying_price)
-    return max(_ZERO, underlying_price - instrument.strike)
-
-
-def _simple_margin(
-    params: SimpleMarginParams, holding: Holding, value: Any
-) -> tuple[Decimal, Decimal]:
-    asset = _simple_asset(params, holding.instrument.underlying)
-    size = abs(holding.qty)
-    under = Decimal(value.underlying_price)
-    price = Decimal(value.price)
-    if not isinstance(holding.instrument, VanillaOptionInstrument):
-        im_rate = max(asset.futures_initial_margin, Decimal(1) / asset.futures_leverage)
-        return size * under * im_rate, size * under * asset.futures_maintenance_margin
-    if holding.qty < 0:
-        otm = _otm_amount(holding.instrument, under)
-        per_unit_im = max(
-            asset.option_initial_margin * under - otm, asset.option_initial_margin_min * under
-        )
-        per_unit_mm = asset.option_maintenance_margin * under
-        return size * (per_unit_im + price), size * (per_unit_mm + price)
-    return (
-        size * min(price, asset.option_initial_margin * under),
-        size * min(price, asset.option_maintenance_margin * under),
-    )
-
-
-def _portfolio_margin(
-    params: PortfolioMarginParams, holdings: list[Holding], values: dict[str, Any]
-) -> tuple[Decimal, Decimal]:
-    settings = params.params
-    by_underlying: dict[str, list[Holding]] = {}
-    for holding in holdings:
-        by_underlying.setdefault(holding.instrument.underlying, []).append(holding)
-    maintenance = _ZERO
-    for underlying, group in by_underlying.items():
-        asset = settings.asset_params.get(underlying, settings.default_asset_param)
-        net_delta = _ZERO
-        vol_risk = _ZERO
-        delta_one = _ZERO
-        options = _ZERO
-        under = _ZERO
-        for holding in group:
-            value = values[holding.key]
-            under = Decimal(value.underlying_price)
-            net_delta += holding.qty * Decimal(value.delta)
-            if isinstance(holding.instrument, VanillaOptionInstrument):
-                vol_range = asset.vol_range_up if holding.qty < 0 else asset.vol_range_down
-                vol_risk += abs(holding.qty) * abs(Decimal(value.vega)) * vol_range * 100
-                options += abs(holding.qty) * under
-            else:
-                delta_one += abs(holding.qty) * under
-        maintenance += (
-            abs(net_delta) * under * asset.price_range
-            + vol_risk
-            + asset.futures_contingency * delta_one
-            + asset.opt_contingency * options
-        )
-    return maintenance * settings.initial_margin_factor, maintenance
-
-
-def margin_for(
-    params: Any, holdings: Iterable[Holding], values: dict[str, Any]
-) -> tuple[Decimal, Decimal] | None:
-    """``(initial, maintenance)`` margin of ``holdings`` under ``params``.
-
-    ``values`` maps instrument keys to valuations. None when the parameters are of a margin
-    mode this sandbox does not model.
-    """
-    live = [h for h in holdings if h.qty != 0]
-    if isinstance(params, SimpleMarginParams):
-        initial = _ZERO
-        maintenance = _ZERO
-        for holding in live:
-            im, mm = _simple_margin(params, holding, values[holding.key])
-            initial += im
-            maintenance += mm
-        return initial, maintenance
-    if isinstance(params, PortfolioMarginParams):
-        return _portfolio_margin(params, live, values)
-    return None
-
-
-def _usdc(value: Decimal) -> Decimal:
-    """Round an amount of USDC up to whole base units (no trailing zeros: ``9850``, ``0``)."""
-    rounded = value.quantize(USDC_QUANTUM, rounding=ROUND_CEILING)
-    return rounded.normalize() if rounded else _ZERO
-
-
-@dataclass(frozen=True)
-class PartyState:
-    """A party's money in one pool, as the margin engine sees it.
-
-    ``incoming`` is money on its way into the pool for the trades counted (the deposits of
-    trades still clearing): it backs their margin but is not in the balance yet.
-    """
-
-    balance: Decimal
-    upnl: Decimal
-    initial_margin: Decimal | None
-    maintenance_margin: Decimal | None
-    incoming: Decimal = _ZERO
-
-    @property
-    def equity(self) -> Decimal:
-        """Balance plus uPNL plus deposits on their way: what backs the margin."""
-        return self.balance + self.upnl + self.incoming
-
-    @property
-    def max_withdrawable(self) -> Decimal:
-        """What may leave the pool without breaking initial margin (gains stay in)."""
-        free = self.equity - (self.initial_margin or _ZERO)
-        amount = max(_ZERO, min(self.balance, free)).quantize(USDC_QUANTUM, rounding="ROUND_FLOOR")
-        return amount.normalize() if amount else _ZERO
 
 
 class Portfolio:
@@ -530,26 +282,6 @@ class Portfolio:
             }
         )
 
-    def aggregated(self, position: Position) -> AggregatedPosition:
-        """A position valued at the mark: price, greeks times qty, uPNL and notional."""
-        value = self.value(position.instrument)
-        qty = position.qty
-        price = Decimal(value.price)
-        under = Decimal(value.underlying_price)
-        return AggregatedPosition(
-            price=price,
-            underlying_price=under,
-            iv=value.iv,
-            sum_delta=Decimal(value.delta) * qty,
-            sum_gamma=Decimal(value.gamma) * qty,
-            sum_theta=Decimal(value.theta) * qty,
-            sum_vega=Decimal(value.vega) * qty,
-            sum_rho=Decimal(value.rho) * qty,
-            upnl=(price - position.avg_entry_price) * qty,
-            notional=abs(qty) * under,
-            position_info=position,
-        )
-
     # -- margin ---------------------------------------------------------------------------
 
     def state(
@@ -601,7 +333,7 @@ class Portfolio:
         after = self.state(pool_id, company_id, params, fills, incoming)
         if after.initial_margin is None:
             return _ZERO
-        return _usdc(max(_ZERO, after.initial_margin - after.equity))
+        return usdc_up(max(_ZERO, after.initial_margin - after.equity))
 
     def party_margin(
         self,
@@ -621,8 +353,8 @@ class Portfolio:
         usage = None
         if state.initial_margin is not None and state.maintenance_margin is not None:
             usage = MarginUsage(
-                initial_margin=_usdc(state.initial_margin),
-                maintenance_margin=_usdc(state.maintenance_margin),
+                initial_margin=usdc_up(state.initial_margin),
+                maintenance_margin=usdc_up(state.maintenance_margin),
             )
         return PartyMargin(
             company=company_id,
@@ -652,8 +384,3 @@ class Portfolio:
             return state.max_withdrawable
         clearing = self.state(pool_id, company_id, params, reserved, incoming)
         return min(state.max_withdrawable, clearing.max_withdrawable)
-
-
-def margin_usage(initial: Decimal, maintenance: Decimal) -> MarginUsage:
-    """A `MarginUsage` rounded up to USDC base units."""
-    return MarginUsage(initial_margin=_usdc(initial), maintenance_margin=_usdc(maintenance))

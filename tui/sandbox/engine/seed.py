@@ -17,14 +17,10 @@ import os
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
 
 from tui.api.models import (
-    USDC,
     ApiRole,
     MarginMode,
-    PartyStatus,
-    SettlementPoolStatus,
     SimpleAsset,
     SimpleMarginParams,
     SimpleMarginSettings,
@@ -32,8 +28,10 @@ from tui.api.models import (
     TransferType,
 )
 from tui.api.types import format_timestamp
-from tui.sandbox.engine.chain import Chain, pool_address
+from tui.sandbox.engine.chain import Chain
+from tui.sandbox.engine.pools import confirm_pool
 from tui.sandbox.engine.portfolio import Portfolio
+from tui.sandbox.engine.records import insert_transfer, pool_record, transfer_record
 from tui.sandbox.engine.store import Store
 
 __all__ = [
@@ -144,28 +142,8 @@ def _seed_pool(
     pool_id = store.new_id()
     creator, other = ids["DESK"], ids["ALPHA"]
     params = default_margin_params().model_dump(mode="json")
-    tx = chain.new_tx_id()
-    data: dict[str, Any] = {
-        "pool_id": pool_id,
-        "created_at": created_at,
-        "company_creator": creator,
-        "status": SettlementPoolStatus.OPEN.value,
-        "address": pool_address(pool_id),
-        "name": SEED_POOL_NAME,
-        "confirmed_by_transaction_id": tx,
-        "creator_params": params,
-        "other_params": params,
-        "parties": [
-            {
-                "company": company,
-                "created_at": created_at,
-                "status": PartyStatus.CONFIRMED.value,
-                "confirmed_by_transaction_id": tx,
-            }
-            for company in (creator, other)
-        ],
-        "error": None,
-    }
+    data = pool_record(pool_id, created_at, creator, other, SEED_POOL_NAME, params, params)
+    confirm_pool(data, chain.new_tx_id())
     store.insert(
         "pools",
         {
@@ -184,26 +162,17 @@ def _seed_pool(
         chain.move_wallet_usdc(company_id, -amount)
         portfolio.move_balance(pool_id, company_id, amount)
         transfer_id = store.new_id()
-        store.insert(
-            "transfers",
-            {
-                "id": transfer_id,
-                "company_id": company_id,
-                "pool_id": pool_id,
-                "status": TransferStatus.CONFIRMED.value,
-                "data": {
-                    "id": transfer_id,
-                    "rfq_id": None,
-                    "parent_quote_id": None,
-                    "created_at": created_at,
-                    "company": company_id,
-                    "counterparty": counterparty,
-                    "qty": format(amount, "f"),
-                    "asset": USDC,
-                    "target_pool_location": pool_id,
-                    "transfer_type": TransferType.DEPOSIT.value,
-                    "status": TransferStatus.CONFIRMED.value,
-                    "confirmed_by_transaction_id": chain.new_tx_id(),
-                },
-            },
+        insert_transfer(
+            store,
+            transfer_record(
+                transfer_id,
+                created_at=created_at,
+                company=company_id,
+                counterparty=counterparty,
+                qty=amount,
+                pool_id=pool_id,
+                transfer_type=TransferType.DEPOSIT.value,
+                status=TransferStatus.CONFIRMED.value,
+                confirmed_by=chain.new_tx_id(),
+            ),
         )

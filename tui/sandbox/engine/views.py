@@ -35,14 +35,10 @@ from tui.api.models import (
     TradeSide,
 )
 from tui.sandbox.engine.chain import Chain
-from tui.sandbox.engine.clearing import holdings_for, load_pool, party_params
-from tui.sandbox.engine.portfolio import (
-    Holding,
-    PartyState,
-    Portfolio,
-    margin_usage,
-    parse_margin_params,
-)
+from tui.sandbox.engine.margin import Holding, PartyState, margin_usage
+from tui.sandbox.engine.portfolio import Portfolio
+from tui.sandbox.engine.records import load_pool, parse_margin_params, party_params
+from tui.sandbox.engine.risk import holdings_for
 from tui.sandbox.engine.store import Store
 
 __all__ = ["Views", "public"]

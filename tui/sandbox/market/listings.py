@@ -1,7 +1,7 @@
 """The sandbox's listed markets: static specs per underlying, and their public metadata.
 
 Everything here is fixed data (start price, volatility, tick, spread, funding curve, token
-metadata); what moves lives in `tui.sandbox.market.model`. Keeping the table apart lets tests and
+metadata); what moves lives in `tui.sandbox.market.marks`. Keeping the table apart lets tests and
 demos build a market from their own listings, and lets a snapshot carry the specs it ran with.
 """
 

@@ -1,4 +1,4 @@
-"""Request builders and a whole trade for the end-to-end tests (``test_e2e_*``).
+"""The end-to-end kit: request builders and a whole trade over HTTP (``test_e2e_*``).
 
 Everything here goes through `ServiceClient` over HTTP to the `sandbox` fixture's server; the
 only direct look at the engine is the mark price a simulated maker would quote around.
@@ -11,6 +11,7 @@ from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
+from tests.sandbox.kit.common import D, perp
 from tui.api.models import (
     RFQ,
     AcceptQuoteRequest,
@@ -18,7 +19,6 @@ from tui.api.models import (
     MakerLastLookRequest,
     NewQuoteRequest,
     NewRfqRequest,
-    PerpetualFutureInstrument,
     Quote,
     RequestAction,
     Structure,
@@ -26,13 +26,6 @@ from tui.api.models import (
     UseExistingPool,
 )
 from tui.sandbox.engine.seed import SEED_POOL_NAME
-
-D = Decimal
-
-
-def perp(underlying: str = "BTC") -> PerpetualFutureInstrument:
-    """A perpetual future on ``underlying``."""
-    return PerpetualFutureInstrument(underlying=underlying)
 
 
 def rfq_request(

@@ -1,4 +1,4 @@
-"""A driver for engine tests: an `Exchange` on a temp file and a clock the test moves.
+"""The engine kit: an `Exchange` on a temp file and a clock the test moves (`Kit`).
 
 Calls the engine directly (no HTTP), as the HTTP layer does: one method per endpoint with the
 authenticated `Caller`. Permits are signed here with eth-account from the typed data the
@@ -7,33 +7,25 @@ template endpoint returns, exactly as a client would.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-import pytest
-
+from tests.sandbox.kit.common import START_MS, D, at, margin_params, open_sandbox, perp
 from tui.api.models import (
     AcceptQuoteRequest,
-    ApiRole,
     CreateNewPool,
     DecimalAllowance,
-    ErrorCode,
     LegQuote,
     MakerLastLookRequest,
-    MarginMode,
     NewQuoteRequest,
     NewRfqRequest,
     NewSettlementPoolRequest,
     NewTransferRequest,
     PayoffType,
     PermitTemplateRequest,
-    PerpetualFutureInstrument,
     RequestAction,
-    SimpleAsset,
-    SimpleMarginParams,
-    SimpleMarginSettings,
     Structure,
     SubmitPermitRequest,
     TradeSide,
@@ -41,39 +33,12 @@ from tui.api.models import (
     UseExistingPool,
     VanillaOptionInstrument,
 )
-from tui.sandbox.engine.clock import SandboxClock
-from tui.sandbox.engine.errors import ServiceError
+from tui.sandbox.actors.actor import identities
 from tui.sandbox.engine.exchange import Caller, Exchange
 from tui.sandbox.engine.seed import SEED_POOL_NAME
 
-START_MS = 1_793_500_000_000
-D = Decimal
 PRICE_GRID = D("1e-8")
 """Prices a quote may carry have at most 8 decimal places (the listings' precision)."""
-
-
-def margin_params(futures_im: str = "0.1", option_im: str = "0.15") -> SimpleMarginParams:
-    """Simple margin parameters with the given futures and option initial margin."""
-    im = D(futures_im)
-    asset = SimpleAsset(
-        futures_initial_margin=im,
-        futures_maintenance_margin=im / 2,
-        futures_leverage=D(1) / im,
-        option_initial_margin=D(option_im),
-        option_initial_margin_min=D("0.1"),
-        option_maintenance_margin=D(option_im) / 2,
-    )
-    return SimpleMarginParams(
-        margin_mode=MarginMode.SIMPLE,
-        params=SimpleMarginSettings(
-            default_asset_param=asset, liquidation_penalty=D("0.01"), auto_liquidation=True
-        ),
-    )
-
-
-def expect_error(code: ErrorCode, fragment: str = "") -> Any:
-    """``pytest.raises`` for a `ServiceError` of ``code`` whose message has ``fragment``."""
-    return pytest.raises(ServiceError, match=fragment or None, check=lambda e: e.code == code)
 
 
 class Kit:
@@ -83,18 +48,17 @@ class Kit:
         self.path = path
         self.seed = seed
         self.block_delay_s = block_delay_s
-        self.clock = SandboxClock(frozen_at_ms=START_MS)
-        self.ex = Exchange.open(path, seed=seed, clock=self.clock, block_delay_s=block_delay_s)
+        self.clock, self.ex = open_sandbox(path, seed=seed, block_delay_s=block_delay_s)
         self.creds = {c["short_name"]: c for c in self.ex.credentials() if c["role"] == "writer"}
+        self.people = identities(self.ex)
 
     # -- identities and time ---------------------------------------------------------------
 
     def __getitem__(self, name: str) -> Caller:
-        cred = self.creds[name]
-        return Caller(company_id=cred["id"], key_id=cred["key_id"], role=ApiRole.WRITER)
+        return self.people[name].caller
 
     def id(self, name: str) -> str:
-        return str(self.creds[name]["id"])
+        return self.people[name].company_id
 
     def now(self) -> datetime:
         return self.clock.now()
@@ -117,9 +81,7 @@ class Kit:
 
     # -- instruments and prices ------------------------------------------------------------
 
-    @staticmethod
-    def perp(underlying: str = "BTC") -> PerpetualFutureInstrument:
-        return PerpetualFutureInstrument(underlying=underlying)
+    perp = staticmethod(perp)
 
     def option(
         self,
@@ -128,9 +90,7 @@ class Kit:
         payoff: PayoffType = PayoffType.CALL,
         expires_in_s: float = 30 * 86_400,
     ) -> VanillaOptionInstrument:
-        expiry = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(
-            milliseconds=START_MS + round(expires_in_s * 1000)
-        )
+        expiry = at(START_MS + round(expires_in_s * 1000))
         return VanillaOptionInstrument(
             underlying=underlying, expiry=expiry, strike=D(strike), payoff=payoff
         )

@@ -1,4 +1,4 @@
-"""A driver for actor tests: an `Exchange` on a temp file, a frozen clock, the actor runner.
+"""The actor kit: a sandbox with its simulated counterparties, on a frozen clock (`ActorKit`).
 
 `ActorKit.run` moves simulated time in small steps, ticking the engine and stepping the actors
 after each, exactly as the server's tick loop does; no test sleeps.
@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from tests.sandbox.kit.common import D, at, ms_of, open_sandbox, perp
 from tui.api.models import (
     RFQ,
     CreateNewPool,
@@ -20,24 +20,19 @@ from tui.api.models import (
     MakerLastLookRequest,
     NewQuoteRequest,
     NewRfqRequest,
-    PerpetualFutureInstrument,
     Quote,
     RequestAction,
     Structure,
     TradeSide,
     UseExistingPool,
 )
+from tui.sandbox.actors.actor import ActorAction, identities
 from tui.sandbox.actors.deposits import approve_deposit
 from tui.sandbox.actors.pricing import PricedLeg, maker_leg_quotes
 from tui.sandbox.actors.profiles import ActorConfig, MakerProfile, maker_profile
-from tui.sandbox.actors.runner import ActorAction, ActorRunner, identities
-from tui.sandbox.engine.clock import SandboxClock
-from tui.sandbox.engine.exchange import Exchange
+from tui.sandbox.actors.runner import ActorRunner
 from tui.sandbox.engine.seed import default_margin_params
 
-START_MS = 1_793_500_000_000
-"""A fixed start (2026-11-01): the same seed then gives the same market in every run."""
-D = Decimal
 MAKERS = ("ALPHA", "BORE", "CBLT", "DUNE")
 TIGHT = D("0.2")
 NO_SKEW = D(0)
@@ -47,11 +42,6 @@ def always(name: str, action: str, seed: int = 7) -> dict[str, MakerProfile]:
     """A profile for maker ``name`` that answers every RFQ and always ``action``s last look."""
     base = maker_profile(seed, name)
     return {name: replace(base, answer_rate=1.0, last_look={action: 1.0})}
-
-
-def at(ms: int) -> datetime:
-    """Unix ms as an aware datetime."""
-    return datetime(1970, 1, 1, tzinfo=UTC) + timedelta(milliseconds=ms)
 
 
 class ActorKit:
@@ -65,8 +55,7 @@ class ActorKit:
         config: ActorConfig | None = None,
         maker_profiles: dict[str, MakerProfile] | None = None,
     ) -> None:
-        self.clock = SandboxClock(frozen_at_ms=START_MS)
-        self.ex = Exchange.open(path, seed=seed, clock=self.clock, block_delay_s=2.0)
+        self.clock, self.ex = open_sandbox(path, seed=seed)
         self.people = identities(self.ex)
         self.runner = ActorRunner(self.ex, config or ActorConfig(), maker_profiles=maker_profiles)
 
@@ -126,11 +115,12 @@ class ActorKit:
         lifetime_s: int = 60,
     ) -> RFQ:
         """DESK asks ``targets`` for a perpetual."""
-        perp = PerpetualFutureInstrument(underlying=underlying)
         return self.ex.rfqs_new(
             self.caller("DESK"),
             NewRfqRequest(
-                structure=Structure(legs=[Leg(side=TradeSide.BUY, ratio=1, instrument=perp)]),
+                structure=Structure(
+                    legs=[Leg(side=TradeSide.BUY, ratio=1, instrument=perp(underlying))]
+                ),
                 qty=D(qty),
                 expires_at=at(self.now + lifetime_s * 1000),
                 target_companies=[self.cid(t) for t in targets],
@@ -186,7 +176,7 @@ class ActorKit:
             strategy = CreateNewPool(
                 name=f"{name} test {rfq.rfq_id[:8]}", creator_params=params, other_params=params
             )
-        expires = min(self.now + lifetime_s * 1000, _ms(rfq.rfq_expires_at))
+        expires = min(self.now + lifetime_s * 1000, ms_of(rfq.rfq_expires_at))
         return self.ex.quotes_new(
             self.caller(name),
             NewQuoteRequest(
@@ -223,7 +213,3 @@ class ActorKit:
             if self.cid(b) in {party.company for party in data.parties}:
                 return pool.pool_id
         return None
-
-
-def _ms(moment: datetime) -> int:
-    return (moment - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(milliseconds=1)
