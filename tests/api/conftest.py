@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.api.fakes import FakeTime
+from tests.api.kit import FakeTime
 
 
 @pytest.fixture

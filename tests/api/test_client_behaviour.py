@@ -8,11 +8,10 @@ import logging
 import httpx
 import pytest
 
-from tests.api import records as rec
-from tests.api.fakes import FakeTime
-from tests.api.venue import (
+from tests.api.kit import (
     API_SECRET,
     LOCAL_MS,
+    FakeTime,
     FakeVenue,
     LocalClock,
     fail,
@@ -20,6 +19,7 @@ from tests.api.venue import (
     ok,
     page,
 )
+from tests.api.kit import records as rec
 from tui.api.client import CallInfo
 from tui.api.errors import (
     ApiError,

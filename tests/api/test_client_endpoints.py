@@ -11,9 +11,8 @@ from urllib.parse import urlencode
 import httpx
 import pytest
 
-from tests.api import records as rec
-from tests.api.fakes import FakeTime
-from tests.api.venue import API_KEY, API_SECRET, FakeVenue, make_client, ok, page
+from tests.api.kit import API_KEY, API_SECRET, FakeTime, FakeVenue, make_client, ok, page
+from tests.api.kit import records as rec
 from tui.api.client import ServiceClient, encode_body, encode_query
 from tui.api.endpoints import ENDPOINTS, endpoint_named
 from tui.api.errors import InvalidArgument

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 import uvicorn
 
-from tests.api import records as rec
-from tests.api.venue import API_KEY, API_SECRET
+from tests.api.kit import API_KEY, API_SECRET
+from tests.api.kit import records as rec
 from tui.api.client import ServiceClient
 from tui.api.errors import AuthError
 from tui.api.models import NewSettlementPoolRequest

@@ -13,7 +13,7 @@ import pytest
 from eth_account import Account
 from eth_account.messages import encode_typed_data
 
-from tests.api import records as rec
+from tests.api.kit import records as rec
 from tui.api.models import SubmitPermitRequest
 from tui.api.permits import (
     WalletError,

@@ -12,9 +12,18 @@ import random
 import httpx
 import pytest
 
-from tests.api import records as rec
-from tests.api.fakes import FakeTime
-from tests.api.venue import API_KEY, API_SECRET, BASE_URL, FakeVenue, fail, make_client, ok, page
+from tests.api.kit import (
+    API_KEY,
+    API_SECRET,
+    BASE_URL,
+    FakeTime,
+    FakeVenue,
+    fail,
+    make_client,
+    ok,
+    page,
+)
+from tests.api.kit import records as rec
 from tui.api.budget import TokenBudget
 from tui.api.client import ServiceClient
 from tui.api.endpoints import BUDGET_WINDOW_S, STATS_WINDOW_S

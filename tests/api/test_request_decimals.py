@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 
-from tests.api import records as rec
+from tests.api.kit import records as rec
 from tui.api.models import (
     MAX_BASE_UNITS,
     BaseAllowance,

@@ -13,9 +13,8 @@ import sys
 import httpx
 import pytest
 
-from tests.api import records as rec
-from tests.api.fakes import FakeTime
-from tests.api.venue import FakeVenue, make_client
+from tests.api.kit import FakeTime, FakeVenue, make_client
+from tests.api.kit import records as rec
 from tui.api.client import encode_body
 from tui.api.errors import InvalidArgument, MalformedResponse, NotFound
 from tui.api.jsonwire import MAX_JSON_DEPTH, decode_json, replace_lone_surrogates

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.api.venue import LocalClock
+from tests.api.kit import LocalClock
 from tui.api.clock import ServerClock
 
 

@@ -8,9 +8,8 @@ from decimal import Decimal
 import httpx
 import pytest
 
-from tests.api import records as rec
-from tests.api.fakes import FakeTime
-from tests.api.venue import FakeVenue, fail
+from tests.api.kit import FakeTime, FakeVenue, fail
+from tests.api.kit import records as rec
 from tui.api.budget import TokenBudget
 from tui.api.endpoints import STATS_PER_IP, STATS_WINDOW_S
 from tui.api.errors import MalformedResponse, RateLimited, ServerError

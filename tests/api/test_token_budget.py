@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.api.fakes import FakeTime
+from tests.api.kit import FakeTime
 from tui.api.budget import DESK_RESERVE_TOKENS, TokenBudget
 from tui.api.endpoints import BUDGET_TOKENS, BUDGET_WINDOW_S, endpoint_named
 

@@ -13,9 +13,8 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from tests.api import records as rec
-from tests.api.fakes import FakeTime
-from tests.api.venue import FakeVenue, make_client, page
+from tests.api.kit import FakeTime, FakeVenue, make_client, page
+from tests.api.kit import records as rec
 from tui.api import models
 from tui.api.models import (
     RFQ,

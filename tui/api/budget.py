@@ -28,12 +28,13 @@ _MIN_NAP_S = 0.001
 
 
 class TokenBudget:
-    """A sliding-window token budget shared by every call of one company's client.
+    """The client's side of the request-token budget, shared by every call of one client.
 
-    A charge made at time ``t`` counts until ``t + window_s + slack_s``. The slack covers the
-    difference between when the client charges (before sending) and when the server receives
-    the request (later, by a latency that varies), so the server's window never sees more
-    than ``tokens``.
+    It mirrors the server's meter (the venue's, or the sandbox's) so that a request waits here
+    rather than be refused there; the server still decides. A charge made at time ``t`` counts
+    until ``t + window_s + slack_s``. The slack covers the difference between when the client
+    charges (before sending) and when the server receives the request (later, by a latency
+    that varies), so the server's window never sees more than ``tokens``.
     """
 
     def __init__(

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from tui.api.signing import system_time_ms
 
@@ -26,8 +26,7 @@ _RECENT_SAMPLES = 16
 _RESOLUTION_MS = 1  # both clocks tick in whole milliseconds
 
 
-@dataclass(frozen=True, slots=True)
-class ClockSample:
+class ClockSample(NamedTuple):
     """One observation: the offset estimate and the round trip it was measured over."""
 
     offset_ms: float

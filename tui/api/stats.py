@@ -2,7 +2,8 @@
 
 ``GET {stats_base_url}/metadata/stats`` is limited to 10 requests per 10 s per IP address, so
 the client keeps its own `TokenBudget` with those numbers (every request costs 1) and waits
-rather than be refused. No key, signature or timestamp is ever sent here.
+rather than be refused. No key, signature or timestamp is ever sent here. A failed read goes
+again by the same rules as any GET of the trading API (`tui.api.client.retry`).
 """
 
 from __future__ import annotations
@@ -17,11 +18,12 @@ import httpx
 from pydantic import ValidationError
 
 from tui.api.budget import TokenBudget
-from tui.api.endpoints import STATS_PER_IP, STATS_WINDOW_S
+from tui.api.client.retry import Action, RetryPolicy, Tries, outcome_of
+from tui.api.endpoints import STATS_PER_IP, STATS_WINDOW_S, Method
 from tui.api.errors import (
+    ApiError,
     MalformedResponse,
     RateLimited,
-    ServerError,
     backoff_delay,
     error_from_response,
     transport_error,
@@ -65,6 +67,7 @@ class StatsClient:
         )
         self.max_attempts = max_attempts
         self.max_rate_limit_waits = max_rate_limit_waits
+        self._policy = RetryPolicy(max_attempts, max_rate_limit_waits)
         self.last_latency_ms: float | None = None
         self._sleep = sleep
         self._rng = rng or random.Random()
@@ -90,34 +93,32 @@ class StatsClient:
 
     async def stats(self) -> MarketStats:
         """The platform-wide and per-listing statistics, parsed (decimals stay `Decimal`)."""
-        attempt = 0
-        rate_limit_waits = 0
+        tries = Tries()
         while True:
-            attempt += 1
             await self.budget.acquire(1)
             started = time.perf_counter()
+            cause: httpx.TransportError | None = None
+            error: ApiError
             try:
                 response = await self._http.get(STATS_PATH)
             except httpx.TransportError as exc:
-                if attempt < self.max_attempts:
-                    await self._sleep(backoff_delay(attempt, rng=self._rng))
-                    continue
-                raise transport_error(exc, _LABEL) from exc
-            self.last_latency_ms = (time.perf_counter() - started) * 1000
-            if response.status_code == 200:
-                return self._parse(response)
-            error = error_from_response(response, _LABEL)
-            if isinstance(error, RateLimited):
-                # Another desk behind the same IP may share the limit: obey the server.
-                self.budget.penalize(error.resets_in_ms)
-                if rate_limit_waits < self.max_rate_limit_waits:
-                    rate_limit_waits += 1
-                    attempt -= 1
-                    continue
-            elif isinstance(error, ServerError) and attempt < self.max_attempts:
-                await self._sleep(backoff_delay(attempt, rng=self._rng))
-                continue
-            raise error
+                cause, error = exc, transport_error(exc, _LABEL)
+            else:
+                self.last_latency_ms = (time.perf_counter() - started) * 1000
+                if response.status_code == 200:
+                    return self._parse(response)
+                error = error_from_response(response, _LABEL)
+                if isinstance(error, RateLimited):
+                    # Another desk behind the same IP may share the limit: obey the server.
+                    self.budget.penalize(error.resets_in_ms)
+            action = self._policy.decide(Method.GET, tries, outcome_of(error, signed=False))
+            if action is Action.RAISE:
+                if cause is not None:
+                    raise error from cause
+                raise error
+            if action is Action.BACKOFF:
+                await self._sleep(backoff_delay(tries.attempt, rng=self._rng))
+            tries = tries.after(action)
 
     @staticmethod
     def _parse(response: httpx.Response) -> MarketStats:

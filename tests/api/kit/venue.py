@@ -11,17 +11,16 @@ from typing import Any
 
 import httpx
 
-from tests.api.fakes import FakeTime
+from tests.api.kit.clocks import FakeTime, LocalClock
 from tui.api.budget import TokenBudget
 from tui.api.client import ServiceClient
 from tui.api.clock import ServerClock
 
 # The public test credentials of the interface's signing vectors, never a real key.
-_VECTORS = json.loads((Path(__file__).parents[1] / "data" / "signing-vectors.json").read_text())
+_VECTORS = json.loads((Path(__file__).parents[2] / "data" / "signing-vectors.json").read_text())
 API_KEY: str = _VECTORS["api_key"]
 API_SECRET: str = _VECTORS["api_secret"]
 BASE_URL = "http://venue.test"
-LOCAL_MS = 1_763_726_400_000
 
 Reply = httpx.Response | Exception | Callable[[httpx.Request], httpx.Response]
 
@@ -50,10 +49,12 @@ class FakeVenue:
         self._replies: dict[tuple[str, str], deque[Reply]] = defaultdict(deque)
 
     def on(self, method: str, path: str, *replies: Reply) -> FakeVenue:
+        """Queue ``replies`` for ``method`` on ``path``; returns the venue, for chaining."""
         self._replies[(method, path)].extend(replies)
         return self
 
     def handler(self, request: httpx.Request) -> httpx.Response:
+        """The `httpx.MockTransport` handler: keep the request, answer the next reply."""
         self.requests.append(request)
         queue = self._replies.get((request.method, request.url.path))
         if not queue:
@@ -66,21 +67,13 @@ class FakeVenue:
         return reply
 
     def sent(self, path: str | None = None) -> list[httpx.Request]:
+        """The requests received, all of them or those to ``path``."""
         return [r for r in self.requests if path is None or r.url.path == path]
 
     @staticmethod
     def body(request: httpx.Request) -> Any:
+        """A request's JSON body, or None when it has none."""
         return json.loads(request.content) if request.content else None
-
-
-class LocalClock:
-    """A local wall clock in ms that tests move by hand."""
-
-    def __init__(self, now_ms: int = LOCAL_MS) -> None:
-        self.now_ms = now_ms
-
-    def __call__(self) -> int:
-        return self.now_ms
 
 
 def make_client(
