@@ -31,12 +31,12 @@ if str(REPO) not in sys.path:
 from textual.app import App, ComposeResult  # noqa: E402
 from textual.widgets import DataTable  # noqa: E402
 
-from tests.desk.desk_kit import booked_trades  # noqa: E402
+from tests.desk.kit.venue import booked_trades  # noqa: E402
 from tui.api.models import Page, Trade  # noqa: E402
 from tui.desk.book import DeskBook  # noqa: E402
 from tui.desk.themes import DESK_VARIABLES  # noqa: E402
 from tui.desk.widgets.blotter import Blotter  # noqa: E402
-from tui.desk.widgets.keyed_table import KeyedTable  # noqa: E402
+from tui.desk.widgets.common.keyed_table import KeyedTable  # noqa: E402
 
 ROWS = 10_000
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.desk.desk_kit import DeskFactory, make_desk
+from tests.desk.kit.desk import DeskFactory, make_desk
 
 
 @pytest.fixture

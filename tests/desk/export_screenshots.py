@@ -2,8 +2,8 @@
 
 Deterministic: each scene runs on a fresh copy of the seeded sandbox with a frozen clock, the
 desk's feed polled once by hand, and machine-dependent numbers pinned, exactly as the snapshot
-tests do (the scenes are shared: tests/desk/scenes.py). The Trade tab is also rendered in every
-built-in theme.
+tests do (the scenes are shared: tests/desk/kit/scenes.py). The Trade tab is also rendered in
+every built-in theme.
 
     python tests/desk/export_screenshots.py            # all scenes -> screenshots/*.svg
     python tests/desk/export_screenshots.py trade pools --out /tmp/shots
@@ -28,8 +28,8 @@ from conftest import (  # noqa: E402  (the shared sandbox fixture's building blo
     make_sandbox,
 )
 
-from tests.desk.desk_kit import SIZE, make_desk  # noqa: E402
-from tests.desk.scenes import SCENES, build_world, freeze, open_desk  # noqa: E402
+from tests.desk.kit.desk import SIZE, make_desk  # noqa: E402
+from tests.desk.kit.scenes import SCENES, build_world, freeze, open_desk  # noqa: E402
 from tui.desk.themes import BUILTIN_THEMES  # noqa: E402
 from tui.sandbox.engine.clock import SandboxClock  # noqa: E402
 from tui.sandbox.engine.exchange import Exchange  # noqa: E402

@@ -10,14 +10,14 @@ from typing import Any
 from pydantic import SecretStr
 from textual.widgets import Input
 
-from tests.desk.desk_kit import SIZE, DeskFactory, make_desk, refresh
+from tests.desk.kit.desk import SIZE, DeskFactory, make_desk, refresh
 from tui.api.permits import save_wallet_key
 from tui.desk.app import DeskApp
 from tui.desk.messages import ConnectionState, Topic
 from tui.desk.screens.help import HelpScreen
 from tui.desk.screens.password import PasswordScreen
 from tui.desk.session import Connection, SessionError, StaticConnector
-from tui.desk.widgets.keyed_table import KeyedTable
+from tui.desk.widgets.common.keyed_table import KeyedTable
 from tui.desk.widgets.portfolio_header import PortfolioHeader
 from tui.desk.widgets.status_bar import StatusBar
 
@@ -105,7 +105,7 @@ async def test_a_real_profile_unlocks_its_keystore_with_a_password(
     async with app.run_test(size=SIZE) as pilot:
         await app.wait_connected()
         assert "LIVE" in str(app.query_one("#badge").render())
-        worker = app.run_worker(app._wallet(), exit_on_error=False)
+        worker = app.run_worker(app.pools.wallet(), exit_on_error=False)
         await pilot.pause()
         prompt = app.screen
         assert isinstance(prompt, PasswordScreen)

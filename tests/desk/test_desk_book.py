@@ -6,7 +6,8 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 from tui.api.models import ClearingEvent, ClearingStatus, Quote
-from tui.desk.book import DepositHint, DeskBook, NextStep, Role, clearing_steps, quote_is_open
+from tui.desk.book import DepositHint, DeskBook
+from tui.desk.clearing import NextStep, Role, clearing_steps, quote_is_open
 
 NOW = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
 ME = "00000000-0000-4000-8000-00000000000a"

@@ -12,7 +12,8 @@ import pytest
 from tui.api.budget import DESK_RESERVE_TOKENS, TokenBudget
 from tui.api.client import ServiceClient
 from tui.api.endpoints import BUDGET_TOKENS, BUDGET_WINDOW_S
-from tui.desk.feed import SPECS, Feed, stale_after
+from tui.desk.feed.scheduler import Feed
+from tui.desk.feed.topics import SPECS, stale_after
 from tui.desk.messages import (
     ClockSynced,
     CompaniesUpdated,
@@ -141,7 +142,7 @@ def test_every_topic_has_a_sane_schedule(topic: Topic) -> None:
 
 
 async def test_settled_records_are_not_fetched_again(sandbox: Any) -> None:
-    from tests.desk.desk_kit import perp_rfq
+    from tests.desk.kit.venue import perp_rfq
 
     posted: list[Any] = []
     desk_id = sandbox.company_ids["DESK"]
@@ -170,9 +171,9 @@ async def test_settled_records_are_not_fetched_again(sandbox: Any) -> None:
 
 
 async def test_a_booked_trade_refreshes_the_money_topics_early(sandbox: Any) -> None:
-    from tests.desk.desk_kit import accept, perp_rfq, pool_between, quote_rfq
+    from tests.desk.kit.venue import accept, perp_rfq, pool_between, quote_rfq
     from tui.api.models import MakerLastLookRequest, RequestAction, TradeSide
-    from tui.desk.feed import MONEY_TOPICS
+    from tui.desk.feed.topics import MONEY_TOPICS
 
     posted: list[Any] = []
     ticker = Ticker()
@@ -215,7 +216,7 @@ async def test_a_booked_trade_refreshes_the_money_topics_early(sandbox: Any) -> 
 
 
 async def test_a_money_action_refreshes_once_the_chain_has_confirmed(sandbox: Any) -> None:
-    from tui.desk.feed import MONEY_FOLLOW_UP_S, MONEY_TOPICS
+    from tui.desk.feed.topics import MONEY_FOLLOW_UP_S, MONEY_TOPICS
 
     posted: list[Any] = []
     ticker = Ticker()

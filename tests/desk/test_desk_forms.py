@@ -18,11 +18,11 @@ from tui.api.models import (
     UseExistingPool,
     VanillaOptionInstrument,
 )
-from tui.desk.screens.new_rfq import build_rfq_request
 from tui.desk.screens.permit import MoneyAction, MoneyForm, check_amount
 from tui.desk.screens.pool_create import build_pool_request
-from tui.desk.widgets.forms import FORM, FormError, errors_from_api
-from tui.desk.widgets.quote_ticket import (
+from tui.desk.screens.rfq_request import build_rfq_request
+from tui.desk.widgets.common.forms import FORM, FormError, errors_from_api
+from tui.desk.widgets.quote_form import (
     NEW_POOL,
     TicketValues,
     build_quote_request,

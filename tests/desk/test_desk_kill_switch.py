@@ -6,8 +6,9 @@ from typing import Any
 
 from textual.widgets import Input
 
-from tests.desk.desk_kit import SIZE, DeskFactory, perp_rfq, refresh, settle
-from tui.desk.book import quote_is_open
+from tests.desk.kit.desk import SIZE, DeskFactory, refresh, settle
+from tests.desk.kit.venue import perp_rfq
+from tui.desk.clearing import quote_is_open
 from tui.desk.messages import Topic
 from tui.desk.screens.confirm import ConfirmScreen
 from tui.desk.widgets.quote_ticket import QuoteTicket

@@ -12,12 +12,14 @@ from typing import Any
 
 from textual.widgets import Input, Select
 
-from tests.desk.desk_kit import SIZE, DeskFactory, accept, permit, perp_rfq, refresh, settle
+from tests.desk.kit.desk import SIZE, DeskFactory, refresh, settle
+from tests.desk.kit.venue import accept, permit, perp_rfq
 from tui.api.models import RFQ, ClearingStatus, TradeSide
-from tui.desk.book import NextStep
+from tui.desk.clearing import NextStep
 from tui.desk.messages import Topic
 from tui.desk.screens.permit import PermitScreen
-from tui.desk.widgets.quote_ticket import NEW_POOL, QuoteTicket
+from tui.desk.widgets.quote_form import NEW_POOL
+from tui.desk.widgets.quote_ticket import QuoteTicket
 from tui.desk.widgets.rfq_inbox import RfqInbox
 from tui.desk.widgets.trade_tracker import TradeTracker
 

@@ -6,7 +6,8 @@ from typing import Any
 
 from textual.widgets import Footer, TabbedContent
 
-from tests.desk.desk_kit import SIZE, DeskFactory, perp_rfq, refresh
+from tests.desk.kit.desk import SIZE, DeskFactory, refresh
+from tests.desk.kit.venue import perp_rfq
 from tui.desk.app import DeskApp
 from tui.desk.messages import Topic
 from tui.desk.screens.new_rfq import NewRfqScreen

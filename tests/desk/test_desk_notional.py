@@ -12,8 +12,9 @@ from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
-from tests.desk.desk_kit import SIZE, DeskFactory, pool_between, refresh, settle
-from tests.desk.scenes import CALENDAR_EXPIRY
+from tests.desk.kit.desk import SIZE, DeskFactory, refresh, settle
+from tests.desk.kit.scenes import CALENDAR_EXPIRY
+from tests.desk.kit.venue import pool_between
 from tui.api.models import (
     DatedFutureInstrument,
     Leg,
@@ -27,11 +28,12 @@ from tui.api.models import (
     TradeSide,
     UseExistingPool,
 )
-from tui.desk.book import DeskBook, LegFill, gross_notional
+from tui.desk.book import DeskBook
+from tui.desk.clearing import LegFill, gross_notional
 from tui.desk.messages import Topic
 from tui.desk.screens.confirm import ConfirmScreen
-from tui.desk.widgets import fmt
 from tui.desk.widgets.blotter import Blotter
+from tui.desk.widgets.common import fmt
 from tui.desk.widgets.quote_board import QuoteBoard
 from tui.desk.widgets.rfq_inbox import RfqInbox
 from tui.desk.widgets.trade_tracker import TradeTracker

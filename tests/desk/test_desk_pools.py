@@ -8,11 +8,12 @@ from typing import Any
 
 from textual.widgets import Input, Select
 
-from tests.desk.desk_kit import SIZE, DeskFactory, refresh, settle
+from tests.desk.kit.desk import SIZE, DeskFactory, refresh, settle
+from tui.desk.book import party_margin
 from tui.desk.messages import Topic
 from tui.desk.screens.permit import PermitScreen
 from tui.desk.screens.pool_create import NewPoolScreen
-from tui.desk.widgets.pools import PoolsPane, party_margin
+from tui.desk.widgets.pools import PoolsPane
 
 
 def pool_named(app: Any, name: str) -> Any:

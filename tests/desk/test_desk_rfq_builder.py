@@ -11,11 +11,13 @@ from typing import Any
 
 from textual.widgets import Input, Select, SelectionList, Static
 
-from tests.desk.desk_kit import SIZE, DeskFactory, refresh, settle
+from tests.desk.kit.desk import SIZE, DeskFactory, refresh, settle
 from tui.api.errors import OutOfRange
 from tui.desk.messages import Topic
-from tui.desk.screens.new_rfq import NewRfqScreen, TargetList, rfq_errors_from_api
-from tui.desk.widgets.forms import FORM
+from tui.desk.screens.new_rfq import NewRfqScreen
+from tui.desk.screens.rfq_legs import TargetList
+from tui.desk.screens.rfq_request import rfq_errors_from_api
+from tui.desk.widgets.common.forms import FORM
 from tui.desk.widgets.quote_board import QuoteBoard
 from tui.desk.widgets.rfq_inbox import RfqInbox
 

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from tests.desk.desk_kit import SIZE, make_desk
-from tests.desk.scenes import SCENES, build_world, freeze, open_desk
+from tests.desk.kit.desk import SIZE, make_desk
+from tests.desk.kit.scenes import SCENES, build_world, freeze, open_desk
 
 
 @pytest.mark.parametrize("name", list(SCENES))

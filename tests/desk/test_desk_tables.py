@@ -6,11 +6,11 @@ from typing import Any
 
 from textual.app import App, ComposeResult
 
-from tests.desk.desk_kit import booked_trades as trades
+from tests.desk.kit.venue import booked_trades as trades
 from tui.desk.book import DeskBook
 from tui.desk.themes import DESK_VARIABLES
 from tui.desk.widgets.blotter import Blotter
-from tui.desk.widgets.keyed_table import KeyedTable
+from tui.desk.widgets.common.keyed_table import KeyedTable
 
 
 class CountingTable(KeyedTable):

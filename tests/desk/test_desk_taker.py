@@ -12,22 +12,15 @@ from typing import Any
 
 from textual.widgets import Input, Select, SelectionList
 
-from tests.desk.desk_kit import (
-    SIZE,
-    DeskFactory,
-    perp_rfq,
-    pool_between,
-    quote_rfq,
-    refresh,
-    settle,
-)
+from tests.desk.kit.desk import SIZE, DeskFactory, refresh, settle
+from tests.desk.kit.venue import perp_rfq, pool_between, quote_rfq
 from tui.api.models import ClearingStatus, MakerLastLookRequest, RequestAction
 from tui.desk.messages import Topic
 from tui.desk.screens.confirm import ConfirmScreen
 from tui.desk.screens.new_rfq import NewRfqScreen
 from tui.desk.screens.permit import PermitScreen
 from tui.desk.widgets.blotter import Blotter
-from tui.desk.widgets.keyed_table import KeyedTable
+from tui.desk.widgets.common.keyed_table import KeyedTable
 from tui.desk.widgets.quote_board import QuoteBoard
 from tui.desk.widgets.rfq_inbox import RfqInbox
 from tui.desk.widgets.trade_tracker import TradeTracker

@@ -1,79 +1,54 @@
 """The desk's picture of the venue: the latest snapshot of every topic, joined up for the panes.
 
-The feed's messages land here (through the app); panes read from here. Nothing in this module
-touches the network or Textual: it is plain data and the joins a trader needs (company names,
-the pool of a quote, which trades wait for *me*, the clearing path of an accepted quote).
+The feed's snapshots and the actions' outcomes are filed here through one path
+(`DeskBook.apply`); panes read from here. Nothing in this module touches the network or a
+widget: it is plain data and the joins a trader needs (company names, the pool of a quote,
+which trades wait for *me*, what a permit must allow).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
-from enum import StrEnum
+from typing import TypeVar
 
-from tui.api.lifecycle import clearing_is_rejected
 from tui.api.models import (
     RFQ,
-    ClearingStatus,
     Company,
+    MakerLastLookResponse,
     MarketStats,
+    PartyMargin,
     PortfolioSummary,
     Position,
     Quote,
+    QuoteAcceptResponse,
     SettlementPool,
     SupportedAssetDetails,
     Trade,
-    TradeSide,
     Transfer,
 )
-
-
-class Role(StrEnum):
-    """Which side of an accepted quote this company is on."""
-
-    MAKER = "maker"
-    TAKER = "taker"
-
-
-class NextStep(StrEnum):
-    """What the user must do for a trade to move on."""
-
-    NONE = "none"
-    LAST_LOOK = "last_look"
-    APPROVE_DEPOSIT = "approve_deposit"
-
-
-STEP_ORDER: tuple[ClearingStatus, ...] = (
-    ClearingStatus.PENDING_POOL_CREATION,
-    ClearingStatus.PENDING_TAKER_DEPOSIT_APPROVAL,
-    ClearingStatus.PENDING_MAKER_LAST_LOOK,
-    ClearingStatus.PENDING_MAKER_DEPOSIT_APPROVAL,
-    ClearingStatus.PENDING_ATOMIC_DEPOSIT,
-    ClearingStatus.SUCCESS_TRADES_BOOKED_INTO_POOL,
+from tui.desk.clearing import NextStep, Role, TrackedTrade, quote_is_open, track
+from tui.desk.messages import (
+    ActionOutcome,
+    AssetsUpdated,
+    ClockSynced,
+    CompaniesUpdated,
+    PoolsUpdated,
+    PositionsUpdated,
+    QuotesUpdated,
+    RfqsUpdated,
+    Snapshot,
+    StatsUpdated,
+    SummaryUpdated,
+    TradesUpdated,
+    TransfersUpdated,
 )
-"""The clearing path in order; optional steps appear only when the trade went through them."""
 
-STEP_NAMES: dict[str, str] = {
-    ClearingStatus.PENDING_POOL_CREATION: "pool",
-    ClearingStatus.PENDING_TAKER_DEPOSIT_APPROVAL: "taker deposit",
-    ClearingStatus.PENDING_MAKER_LAST_LOOK: "last look",
-    ClearingStatus.PENDING_MAKER_DEPOSIT_APPROVAL: "maker deposit",
-    ClearingStatus.PENDING_ATOMIC_DEPOSIT: "settling",
-    ClearingStatus.SUCCESS_TRADES_BOOKED_INTO_POOL: "booked",
-}
-_ALWAYS = {ClearingStatus.PENDING_MAKER_LAST_LOOK, ClearingStatus.SUCCESS_TRADES_BOOKED_INTO_POOL}
+BookChange = Snapshot | ActionOutcome
+"""Everything the book files: the feed's snapshots and the outcomes of the user's actions."""
 
-
-@dataclass(frozen=True)
-class Step:
-    """One stop on a trade's clearing path: reached (with when), current, or still ahead."""
-
-    name: str
-    status: str
-    at: datetime | None
-    state: str  # "done" | "current" | "ahead" | "failed"
+Record = TypeVar("Record")
 
 
 @dataclass
@@ -82,85 +57,6 @@ class DepositHint:
 
     amount: Decimal | None = None
     pool_address: str | None = None
-
-
-@dataclass(frozen=True)
-class LegFill:
-    """One leg of an accepted quote: how much of it trades and at which leg price."""
-
-    qty: Decimal
-    price: Decimal
-
-
-def gross_notional(legs: Iterable[LegFill | Trade]) -> Decimal:
-    """The notional of a trade: the sum over its legs of ``|leg qty x leg price|``.
-
-    Notional is gross, never negative, and counts every leg: a calendar spread bought at a
-    small (even negative) structure price still carries the full size of both legs. The
-    structure price times the quantity is the *premium* paid or received, not the notional.
-    Every pane that shows a notional (tracker, accept confirmation, blotter) uses this.
-    """
-    return sum((abs(leg.qty * leg.price) for leg in legs), Decimal(0))
-
-
-def leg_fills(rfq: RFQ, quote: Quote, taker_side: TradeSide) -> tuple[LegFill, ...] | None:
-    """Each RFQ leg's quantity and its price when the taker trades ``quote`` on ``taker_side``.
-
-    The taker buying the structure buys its buy legs at the maker's leg ask and sells its sell
-    legs at the leg bid; selling the structure is the mirror image. None when the quote does
-    not price a leg on the side that trades (or the RFQ's legs are not known).
-    """
-    per_leg = {leg_quote.target_rfq_leg_id: leg_quote for leg_quote in quote.per_leg_quotes}
-    if not rfq.rfq_legs:
-        return None
-    fills = []
-    for leg in rfq.rfq_legs:
-        leg_quote = per_leg.get(leg.rfq_leg_id)
-        if leg_quote is None:
-            return None
-        taker_buys_leg = (str(leg.side) == TradeSide.BUY) == (taker_side is TradeSide.BUY)
-        price = leg_quote.ask if taker_buys_leg else leg_quote.bid
-        if price is None:
-            return None
-        fills.append(LegFill(leg.qty, price))
-    return tuple(fills)
-
-
-@dataclass(frozen=True)
-class TrackedTrade:
-    """An accepted quote seen from this company: role, terms, path, and what to do next."""
-
-    quote: Quote
-    role: Role
-    rfq: RFQ | None
-    side: TradeSide | None
-    price: Decimal | None
-    qty: Decimal | None
-    counterparty: str | None
-    status: str
-    steps: tuple[Step, ...]
-    next_step: NextStep
-    deadline: datetime | None
-    accepted_at: datetime | None
-    fills: tuple[LegFill, ...] | None = None
-    """Each leg's quantity and price at the taker's side, when every leg's price is known."""
-
-    @property
-    def key(self) -> str:
-        """A stable key for the row: the quote id."""
-        return self.quote.parent_quote_id
-
-    @property
-    def notional(self) -> Decimal | None:
-        """The gross notional over the legs (`gross_notional`), when every leg is priced."""
-        return gross_notional(self.fills) if self.fills is not None else None
-
-    @property
-    def premium(self) -> Decimal | None:
-        """Structure price times quantity (signed as the structure price), when both are known."""
-        if self.price is None or self.qty is None:
-            return None
-        return self.price * self.qty
 
 
 @dataclass
@@ -181,6 +77,70 @@ class DeskBook:
     stats: MarketStats | None = None
     assets: dict[str, list[SupportedAssetDetails]] = field(default_factory=dict)
     deposit_hints: dict[str, DepositHint] = field(default_factory=dict)
+    filed_rfqs: dict[str, RFQ] = field(default_factory=dict)
+    """RFQs the venue took (the answer to a send) that no poll of sent RFQs has listed yet."""
+
+    # -- the one way in ---------------------------------------------------------------------
+
+    def apply(self, change: BookChange) -> None:
+        """File a feed snapshot or an action's outcome: the only way the book changes.
+
+        An RFQ the venue just took is filed at once, not at the next poll of sent RFQs (after a
+        user action the polls may wait a few seconds for the request budget; the venue's own
+        answer is as good as a poll for this one record). It is kept until a poll lists it,
+        since a poll started before the send would not. The answer to an accept or a last look
+        says what the permit must allow; it is kept as the trade's deposit hint.
+        """
+        if isinstance(change, RfqsUpdated):
+            if change.direction == "received":
+                _refill(self.rfqs_received, {r.rfq_id: r for r in change.rfqs})
+            else:
+                listed = {r.rfq_id: r for r in change.rfqs}
+                for rfq_id in set(listed) & set(self.filed_rfqs):
+                    del self.filed_rfqs[rfq_id]
+                _refill(self.rfqs_sent, {**listed, **self.filed_rfqs})
+        elif isinstance(change, QuotesUpdated):
+            store = self.quotes_sent if change.direction == "sent" else self.quotes_received
+            _refill(store, {q.parent_quote_id: q for q in change.quotes})
+        elif isinstance(change, TradesUpdated):
+            self.trades = change.trades
+        elif isinstance(change, TransfersUpdated):
+            self.transfers = change.transfers
+        elif isinstance(change, PositionsUpdated):
+            self.positions = change.positions
+        elif isinstance(change, PoolsUpdated):
+            self.pools = {p.pool_id: p for p in change.pools}
+        elif isinstance(change, SummaryUpdated):
+            self.summary = change.summary
+        elif isinstance(change, StatsUpdated):
+            self.stats = change.stats
+        elif isinstance(change, CompaniesUpdated):
+            self.companies = {c.id: c for c in change.companies}
+        elif isinstance(change, AssetsUpdated):
+            self.assets = change.assets
+        elif isinstance(change, ClockSynced):
+            if change.company_id and self.me is None:
+                self.me = change.company_id
+        elif isinstance(change, ActionOutcome) and change.ok:
+            self._file_outcome(change)
+
+    def _file_outcome(self, outcome: ActionOutcome) -> None:
+        record = outcome.record
+        quote_id = outcome.ids.quote_id
+        if isinstance(record, RFQ):
+            self.filed_rfqs[record.rfq_id] = record
+            self.rfqs_sent[record.rfq_id] = record
+        elif isinstance(record, QuoteAcceptResponse) and quote_id is not None:
+            pending = record.pending_settlement_pool
+            self.deposit_hints[quote_id] = DepositHint(
+                amount=record.pending_deposits_sum_qty,
+                pool_address=pending.address if pending else None,
+            )
+        elif isinstance(record, MakerLastLookResponse) and quote_id is not None:
+            self.deposit_hints[quote_id] = DepositHint(
+                amount=record.pending_deposits_sum_qty,
+                pool_address=record.settlement_pool_address,
+            )
 
     # -- names ------------------------------------------------------------------------------
 
@@ -267,53 +227,9 @@ class DeskBook:
             for quote in quotes.values():
                 if quote.clearing_status is None:
                     continue
-                tracked.append(self._track(quote, role))
+                tracked.append(track(quote, role, self.rfq(quote.target_rfq_id)))
         tracked.sort(key=lambda t: t.accepted_at or t.quote.expires_at, reverse=True)
         return tracked
-
-    def _track(self, quote: Quote, role: Role) -> TrackedTrade:
-        rfq = self.rfq(quote.target_rfq_id)
-        taker_side = next(
-            (e.taker_side for e in quote.clearing_events if e.taker_side is not None), None
-        )
-        side: TradeSide | None = None
-        price: Decimal | None = None
-        fills: tuple[LegFill, ...] | None = None
-        if taker_side in (TradeSide.BUY, TradeSide.SELL):
-            taker = TradeSide(str(taker_side))
-            side = taker if role is Role.TAKER else taker.opposite
-            price = quote.aggregated_ask if taker is TradeSide.BUY else quote.aggregated_bid
-            if rfq is not None:
-                fills = leg_fills(rfq, quote, taker)
-        counterparty = quote.maker_company if role is Role.TAKER else None
-        if counterparty is None and rfq is not None:
-            counterparty = rfq.taker_company
-        status = str(quote.clearing_status)
-        next_step = NextStep.NONE
-        deadline: datetime | None = None
-        if role is Role.MAKER and status == ClearingStatus.PENDING_MAKER_LAST_LOOK:
-            next_step = NextStep.LAST_LOOK
-            deadline = quote.expires_at
-        elif (role is Role.MAKER and status == ClearingStatus.PENDING_MAKER_DEPOSIT_APPROVAL) or (
-            role is Role.TAKER and status == ClearingStatus.PENDING_TAKER_DEPOSIT_APPROVAL
-        ):
-            next_step = NextStep.APPROVE_DEPOSIT
-        accepted_at = quote.clearing_events[0].created_at if quote.clearing_events else None
-        return TrackedTrade(
-            quote=quote,
-            role=role,
-            rfq=rfq,
-            side=side,
-            price=price,
-            qty=rfq.qty if rfq is not None else None,
-            counterparty=counterparty,
-            status=status,
-            steps=clearing_steps(quote),
-            next_step=next_step,
-            deadline=deadline,
-            accepted_at=accepted_at,
-            fills=fills,
-        )
 
     def needs_me(self) -> list[TrackedTrade]:
         """Trades waiting for this company's action, most urgent (earliest deadline) first."""
@@ -336,6 +252,22 @@ class DeskBook:
         return DepositHint(amount=amount, pool_address=address)
 
 
+def party_margin(pool: SettlementPool, company: str | None) -> PartyMargin | None:
+    """One party's balance and margins in a pool."""
+    if pool.data is None:
+        return None
+    for party in pool.data.parties:
+        if party.company == company:
+            return party.margin_usage
+    return None
+
+
+def _refill(store: dict[str, Record], records: dict[str, Record]) -> None:
+    """Replace a store's records in place (panes hold the store itself)."""
+    store.clear()
+    store.update(records)
+
+
 def _decimal(value: object) -> Decimal | None:
     """A decimal from a tolerant record's extra field (None when absent or not a number)."""
     if value is None or isinstance(value, bool):
@@ -345,50 +277,3 @@ def _decimal(value: object) -> Decimal | None:
     except InvalidOperation:
         return None
     return number if number.is_finite() else None
-
-
-def quote_is_open(quote: Quote, now: datetime) -> bool:
-    """Whether a quote can still be accepted.
-
-    The venue may say so in a ``quote_status`` field (the sandbox does); otherwise a quote is
-    open while it has no clearing status and has not expired.
-    """
-    status = (quote.model_extra or {}).get("quote_status")
-    if isinstance(status, str):
-        return status == "open" and quote.expires_at > now
-    return quote.clearing_status is None and quote.expires_at > now
-
-
-def clearing_steps(quote: Quote) -> tuple[Step, ...]:
-    """The clearing path of an accepted quote: each step with when it was reached.
-
-    Optional steps (pool creation, deposits) show only when the trade passed through them;
-    the last look and the booking always show, ahead of time if not reached yet. A rejection
-    replaces the step it happened at.
-    """
-    reached: dict[str, datetime | None] = {}
-    for event in quote.clearing_events:
-        reached.setdefault(str(event.status), event.created_at)
-    current = str(quote.clearing_status) if quote.clearing_status is not None else None
-    if current is not None and current not in reached:
-        reached[current] = None
-    steps: list[Step] = []
-    rejected = clearing_is_rejected(current)
-    current_index = (
-        STEP_ORDER.index(ClearingStatus(current))
-        if current is not None and current in {s.value for s in STEP_ORDER}
-        else None
-    )
-    for index, status in enumerate(STEP_ORDER):
-        name = STEP_NAMES[status]
-        if status in reached:
-            booked = status == ClearingStatus.SUCCESS_TRADES_BOOKED_INTO_POOL
-            state = "current" if status == current and not booked else "done"
-            steps.append(Step(name, status, reached[status], state))
-        elif status in _ALWAYS and not rejected:
-            if current_index is not None and index < current_index:
-                continue
-            steps.append(Step(name, status, None, "ahead"))
-    if rejected and current is not None:
-        steps.append(Step("rejected", current, reached.get(current), "failed"))
-    return tuple(steps)

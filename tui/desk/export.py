@@ -13,7 +13,7 @@ from pathlib import Path
 
 from tui.api.models import Trade, Transfer, instrument_label
 from tui.api.types import decimal_to_wire, format_timestamp
-from tui.desk.book import gross_notional
+from tui.desk.clearing import gross_notional
 
 TRADE_FIELDS = (
     "id",

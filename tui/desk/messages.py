@@ -1,21 +1,22 @@
-"""App-wide messages: what the feed and the action workers tell the desk.
+"""App-wide messages: what the feed and the action runner tell the desk.
 
-The feed and the workers never touch widgets; they post one of these dataclass messages to the
-app, and the app hands the data to the panes. Snapshot messages (a whole list of RFQs, trades ...)
-replace an older queued one of the same kind and direction, so a slow screen never works through
-a backlog of stale snapshots.
+The feed and the runner never touch widgets; they post one of these dataclass messages to the
+app, which files it in the book and hands it to the panes. Snapshot messages (a whole list of
+RFQs, trades ...) replace an older queued one of the same kind and direction, so a slow screen
+never works through a backlog of stale snapshots. A user action always ends in one
+`ActionOutcome`: what the venue returned, or why it did not happen.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from decimal import Decimal
 from enum import StrEnum
 from typing import Any, Literal
 
 from textual.message import Message
 
+from tui.api.errors import ApiError
 from tui.api.models import (
     RFQ,
     Company,
@@ -61,7 +62,7 @@ class ConnectionState(StrEnum):
 
 
 @dataclass
-class _Snapshot(Message):
+class Snapshot(Message):
     """A full snapshot of one topic: a newer one makes an older queued one pointless."""
 
     at: datetime
@@ -74,20 +75,29 @@ class _Snapshot(Message):
 
 
 @dataclass
-class RfqsUpdated(_Snapshot):
-    """The RFQs this company sent or received, as of ``at``."""
+class RfqsUpdated(Snapshot):
+    """The RFQs this company sent or received, as of ``at``.
+
+    ``arrived``: received RFQs that are new since the feed's last look (open ones only), for
+    the inbox to flash and the desk to ring.
+    """
 
     direction: Direction = "received"
     rfqs: list[RFQ] = field(default_factory=list)
+    arrived: list[str] = field(default_factory=list)
 
     @property
     def key(self) -> str:
         """Snapshots of the same direction replace each other."""
         return self.direction
 
+    def can_replace(self, message: Message) -> bool:
+        """A snapshot that brings new RFQs is never dropped: the news would be lost."""
+        return not self.arrived and super().can_replace(message)
+
 
 @dataclass
-class QuotesUpdated(_Snapshot):
+class QuotesUpdated(Snapshot):
     """Quotes this company sent (as maker) or received (as taker), with their clearing state."""
 
     direction: Direction = "sent"
@@ -100,63 +110,63 @@ class QuotesUpdated(_Snapshot):
 
 
 @dataclass
-class TradesUpdated(_Snapshot):
+class TradesUpdated(Snapshot):
     """Every trade of the company (all pages)."""
 
     trades: list[Trade] = field(default_factory=list)
 
 
 @dataclass
-class TransfersUpdated(_Snapshot):
+class TransfersUpdated(Snapshot):
     """Every transfer of the company (all pages)."""
 
     transfers: list[Transfer] = field(default_factory=list)
 
 
 @dataclass
-class PoolsUpdated(_Snapshot):
+class PoolsUpdated(Snapshot):
     """The settlement pools the company is a party of."""
 
     pools: list[SettlementPool] = field(default_factory=list)
 
 
 @dataclass
-class PositionsUpdated(_Snapshot):
+class PositionsUpdated(Snapshot):
     """Positions of the company, per pool."""
 
     positions: list[Position] = field(default_factory=list)
 
 
 @dataclass
-class SummaryUpdated(_Snapshot):
+class SummaryUpdated(Snapshot):
     """The portfolio summary: balance, uPNL, notional and greeks."""
 
     summary: PortfolioSummary | None = None
 
 
 @dataclass
-class StatsUpdated(_Snapshot):
+class StatsUpdated(Snapshot):
     """The public market statistics."""
 
     stats: MarketStats | None = None
 
 
 @dataclass
-class CompaniesUpdated(_Snapshot):
+class CompaniesUpdated(Snapshot):
     """Every company on the venue (for names and RFQ targets)."""
 
     companies: list[Company] = field(default_factory=list)
 
 
 @dataclass
-class AssetsUpdated(_Snapshot):
+class AssetsUpdated(Snapshot):
     """Supported underlyings, keyed by asset token."""
 
     assets: dict[str, list[SupportedAssetDetails]] = field(default_factory=dict)
 
 
 @dataclass
-class ClockSynced(_Snapshot):
+class ClockSynced(Snapshot):
     """A status round trip: how long it took and how far the server clock is from ours."""
 
     latency_ms: int = 0
@@ -180,19 +190,53 @@ class BudgetChanged(Message):
 
 @dataclass
 class ConnectionChanged(Message):
-    """The link to the venue changed state; ``detail`` says why in words."""
+    """The link to the venue changed state; ``detail`` says why in words.
+
+    ``recovered``: the link is back after failed polls that the desk has told the user about.
+    """
 
     state: ConnectionState
     detail: str = ""
+    recovered: bool = False
 
 
 @dataclass
 class PollFailed(Message):
-    """A poll of ``topic`` failed; the data it feeds is now stale."""
+    """A poll of ``topic`` failed; the data it feeds is now stale.
+
+    ``news``: the first failure of this topic since the user last heard of it (worth a toast);
+    later failures of the same streak only keep the stale mark.
+    """
 
     topic: Topic
     error: str
     at: datetime
+    news: bool = True
+
+
+@dataclass(frozen=True)
+class PaneAge:
+    """How old one pane's data is, and whether that is too old."""
+
+    pane: str
+    age_s: float | None
+    stale: bool
+
+
+@dataclass
+class FreshnessChanged(Message):
+    """Each pane's data age and staleness, and the request tokens in use, as the feed sees them."""
+
+    ages: tuple[PaneAge, ...]
+    tokens_used: int
+
+    def can_replace(self, message: Message) -> bool:
+        """Only the latest picture matters."""
+        return isinstance(message, FreshnessChanged)
+
+
+class ActionRequest(Message):
+    """A pane (or a form) asks for a user action; the app hands it to the role that does it."""
 
 
 class ActionKind(StrEnum):
@@ -212,28 +256,51 @@ class ActionKind(StrEnum):
     KILL_SWITCH = "kill_switch"
     EXPORT = "export"
 
+    @property
+    def words(self) -> str:
+        """The kind as a toast title says it: ``accept quote``."""
+        return self.value.replace("_", " ")
+
+
+@dataclass(frozen=True)
+class RecordIds:
+    """The records an action is bound to (never a row position)."""
+
+    rfq_id: str | None = None
+    quote_id: str | None = None
+    pool_id: str | None = None
+
 
 @dataclass
-class ActionFinished(Message):
-    """A user action came back: ``ok`` with a short ``summary``, or the error in words.
+class ActionOutcome(Message):
+    """How a user action ended: what the venue returned, or why it did not happen.
 
-    ``field_errors`` maps a form field to its message when the venue (or local validation)
-    refused a value, so the form can show it next to the field. ``result`` carries the record
-    the venue returned, when there is one.
+    ``record`` is what the venue answered (a quote, an RFQ, an accept's response, a transfer,
+    the kill switch's report ...). ``error`` is the venue's refusal, for a form to place next
+    to the field it names; ``problem`` says in words why the action failed (also when it never
+    reached the venue: no wallet, a file that could not be written). ``refresh`` names the
+    polls the action changed and ``money`` that it moved money, so the feed looks again
+    early. ``form`` is the screen that asked and waits for this answer, if one does;
+    ``crashed`` marks an unexpected failure (already reported as a failed worker).
     """
 
     kind: ActionKind
-    ok: bool
-    summary: str
-    field_errors: dict[str, str] = field(default_factory=dict)
-    result: Any = None
+    ids: RecordIds = field(default_factory=RecordIds)
+    summary: str = ""
+    problem: str = ""
+    error: ApiError | None = None
+    record: Any = None
+    refresh: tuple[Topic, ...] = ()
+    money: bool = False
+    form: object = None
+    crashed: bool = False
 
+    @property
+    def ok(self) -> bool:
+        """The action did all it was asked to."""
+        return self.error is None and not self.problem
 
-@dataclass
-class DepositNeeded(Message):
-    """A trade waits for this company's permit: ``amount`` USDC for the pool at ``address``."""
-
-    rfq_id: str
-    parent_quote_id: str
-    amount: Decimal | None
-    pool_address: str | None
+    @property
+    def text(self) -> str:
+        """The outcome in words: the summary when it worked, else the problem."""
+        return self.summary if self.ok else self.problem

@@ -3,7 +3,7 @@
 Approving and depositing sign an ERC-2612 permit with the company wallet (template -> sign ->
 submit) so the pool address may spend the amount; a deposit then also asks for the transfer.
 The screen shows exactly who may spend what, validates the amount with the request models, and
-returns it; the app's worker does the signing and sending.
+returns it; the pools role does the signing and sending.
 """
 
 from __future__ import annotations
@@ -20,8 +20,13 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, Static
 
 from tui.api.models import DecimalAllowance
-from tui.desk.widgets import fmt
-from tui.desk.widgets.forms import FormError, errors_from_validation, parse_decimal, show_errors
+from tui.desk.widgets.common import fmt
+from tui.desk.widgets.common.forms import (
+    FormError,
+    errors_from_validation,
+    parse_decimal,
+    show_errors,
+)
 
 
 class MoneyAction(StrEnum):

@@ -15,7 +15,7 @@ from textual.widgets import Button, Footer, Input, Label, Select, Static
 
 from tui.api.models import Company, NewSettlementPoolRequest
 from tui.desk.margin_presets import DEFAULT_PRESET, MARGIN_PRESETS, PRESET_NOTES, preset
-from tui.desk.widgets.forms import FORM, FormError, errors_from_validation, show_errors
+from tui.desk.widgets.common.forms import FORM, FormError, errors_from_validation, show_errors
 
 
 def locate_pool_field(loc: tuple[int | str, ...]) -> str:

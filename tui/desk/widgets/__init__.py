@@ -1,3 +1,4 @@
-"""The desk's panes, one module each, and the small helpers they share (formats, tables)."""
+"""The desk's panes, one module each (a pane's form rules beside it), and `common/`: the keyed
+table, form plumbing, formats and colours every pane shares."""
 
 from __future__ import annotations

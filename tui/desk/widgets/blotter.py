@@ -15,10 +15,11 @@ from textual.widgets import Static
 
 from tui.api.lifecycle import clearing_is_booked, clearing_is_rejected
 from tui.api.models import Trade, instrument_label
-from tui.desk.book import DeskBook, gross_notional
-from tui.desk.widgets import fmt
-from tui.desk.widgets.keyed_table import Column, KeyedTable, SortText
-from tui.desk.widgets.palette import right, toned
+from tui.desk.book import DeskBook
+from tui.desk.clearing import gross_notional
+from tui.desk.widgets.common import fmt
+from tui.desk.widgets.common.keyed_table import Column, KeyedTable, SortText
+from tui.desk.widgets.common.palette import right, toned
 
 COLUMNS = (
     Column("when", "Time", 8),

@@ -18,9 +18,9 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from tui.api.models import BidAsk, Listing, MarketStats
-from tui.desk.widgets import fmt
-from tui.desk.widgets.keyed_table import Column, KeyedTable, SortText
-from tui.desk.widgets.palette import tone
+from tui.desk.widgets.common import fmt
+from tui.desk.widgets.common.keyed_table import Column, KeyedTable, SortText
+from tui.desk.widgets.common.palette import tone
 
 QUOTE_STALE_S = 600
 """Quotes older than this are past the venue's caching promise."""

@@ -2,7 +2,8 @@
 
 For each pool: both parties' balances, initial and maintenance margin and max withdrawable; for
 the selected pool, its positions and transfers. ``d`` deposits (permit, then transfer), ``w``
-withdraws, ``c`` creates a pool. The pane only asks; the app runs the forms and the workers.
+withdraws, ``c`` creates a pool. The pane only asks; the pools role runs the forms and the
+actions, and the pane shows how they ended (`PoolsPane.show_outcome`).
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ from textual.message import Message
 from textual.widgets import DataTable, Label, Static
 
 from tui.api.models import PartyMargin, SettlementPool, instrument_label
-from tui.desk.book import DeskBook
-from tui.desk.widgets import fmt
-from tui.desk.widgets.keyed_table import Column, KeyedTable, SortText
-from tui.desk.widgets.palette import right, toned
+from tui.desk.book import DeskBook, party_margin
+from tui.desk.messages import ActionKind, ActionOutcome, ActionRequest
+from tui.desk.widgets.common import fmt
+from tui.desk.widgets.common.keyed_table import Column, KeyedTable, SortText
+from tui.desk.widgets.common.palette import right, toned
 
 POOL_COLUMNS = (
     Column("name", "Pool", 18),
@@ -50,16 +52,6 @@ TRANSFER_COLUMNS = (
 )
 
 
-def party_margin(pool: SettlementPool, company: str | None) -> PartyMargin | None:
-    """One party's balance and margins in a pool."""
-    if pool.data is None:
-        return None
-    for party in pool.data.parties:
-        if party.company == company:
-            return party.margin_usage
-    return None
-
-
 def _other(pool: SettlementPool, me: str | None) -> PartyMargin | None:
     if pool.data is None:
         return None
@@ -74,6 +66,9 @@ class PoolsPane(Vertical):
 
     BORDER_TITLE = "Settlement pools"
 
+    OUTCOMES = frozenset({ActionKind.DEPOSIT, ActionKind.WITHDRAW, ActionKind.NEW_POOL})
+    """The actions whose outcome the pane shows."""
+
     BINDINGS = [
         Binding("d", "deposit", "Deposit"),
         Binding("w", "withdraw", "Withdraw"),
@@ -82,18 +77,18 @@ class PoolsPane(Vertical):
     ]
 
     @dataclass
-    class Deposit(Message):
+    class Deposit(ActionRequest):
         """Deposit into the pool."""
 
         pool_id: str
 
     @dataclass
-    class Withdraw(Message):
+    class Withdraw(ActionRequest):
         """Withdraw from the pool."""
 
         pool_id: str
 
-    class CreatePool(Message):
+    class CreatePool(ActionRequest):
         """Open a new pool."""
 
     @dataclass
@@ -268,6 +263,10 @@ class PoolsPane(Vertical):
         event.stop()
         self.show_detail()
         self.post_message(self.Selected(self.selected_pool_id))
+
+    def show_outcome(self, outcome: ActionOutcome) -> None:
+        """Clear the error line when the action worked; else say why it did not."""
+        self.show_error("" if outcome.ok else outcome.problem)
 
     def show_error(self, message: str) -> None:
         """Show why the last request was refused (empty clears it)."""

@@ -13,7 +13,7 @@ from textual.widgets import Static
 
 from tui.api.models import PortfolioSummary
 from tui.desk.messages import ConnectionState
-from tui.desk.widgets import fmt
+from tui.desk.widgets.common import fmt
 
 _STATE_TONE = {
     ConnectionState.CONNECTING: "$warning",

@@ -1,8 +1,8 @@
 """The quote board: the quotes that came back on one of my RFQs, best first, ready to trade.
 
 ``b`` buys at the selected quote's ask (lift), ``s`` sells at its bid (hit), ``x`` cancels the
-RFQ, ``escape`` goes back to the inbox. The board asks; the app confirms (side, price, qty,
-notional, pool) and sends.
+RFQ, ``escape`` goes back to the inbox. The board asks; the taker role confirms (side, price,
+qty, notional, pool) and sends, and a refusal comes back to the board's error line.
 """
 
 from __future__ import annotations
@@ -15,15 +15,16 @@ from decimal import Decimal
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.message import Message
 from textual.widgets import Static
 
 from tui.api.lifecycle import clearing_is_booked, clearing_is_rejected
 from tui.api.models import RFQ, RFQStatus, TradeSide
-from tui.desk.book import DeskBook, quote_is_open
-from tui.desk.widgets import fmt
-from tui.desk.widgets.keyed_table import Column, KeyedTable, SortText
-from tui.desk.widgets.palette import right, toned
+from tui.desk.book import DeskBook
+from tui.desk.clearing import quote_is_open
+from tui.desk.messages import ActionKind, ActionOutcome, ActionRequest
+from tui.desk.widgets.common import fmt
+from tui.desk.widgets.common.keyed_table import Column, KeyedTable, SortText
+from tui.desk.widgets.common.palette import right, toned
 
 COLUMNS = (
     Column("maker", "Maker", 6),
@@ -86,6 +87,9 @@ class QuoteBoard(Vertical):
 
     BORDER_TITLE = "Quotes on my RFQ"
 
+    OUTCOMES = frozenset({ActionKind.ACCEPT_QUOTE, ActionKind.CANCEL_RFQ})
+    """The actions whose outcome the pane shows."""
+
     BINDINGS = [
         Binding("b", "accept('buy')", "Buy at ask"),
         Binding("s", "accept('sell')", "Sell at bid"),
@@ -94,7 +98,7 @@ class QuoteBoard(Vertical):
     ]
 
     @dataclass
-    class Accept(Message):
+    class Accept(ActionRequest):
         """The user wants to trade a quote: buy at its ask or sell at its bid."""
 
         rfq_id: str
@@ -103,7 +107,7 @@ class QuoteBoard(Vertical):
         price: Decimal
 
     @dataclass
-    class CancelRfq(Message):
+    class CancelRfq(ActionRequest):
         """The user wants to cancel their RFQ."""
 
         rfq_id: str
@@ -215,6 +219,10 @@ class QuoteBoard(Vertical):
     def select_quote(self, quote_id: str) -> None:
         """Put the cursor on a quote."""
         self.table.select_key(quote_id)
+
+    def show_outcome(self, outcome: ActionOutcome) -> None:
+        """Clear the error line when the action worked; else say why it did not."""
+        self.show_error("" if outcome.ok else outcome.problem)
 
     def show_error(self, message: str) -> None:
         """Show why the last request was refused (empty clears it)."""

@@ -1,10 +1,9 @@
 """The quote ticket: a maker's bid and ask per leg of a received RFQ, and how it will settle.
 
-Prices are prefilled around the structure price (a spread either side of each leg's mark), the
-expiry is a number of seconds, the pool is an existing pool with the taker or a new one with a
-margin preset, and the client quote id is generated. Every field is validated by the request
-model before anything is sent; errors appear under the field they belong to. The ticket never
-calls the venue: it posts `QuoteTicket.Submit` and the app starts the worker.
+The form's rules live in `tui.desk.widgets.quote_form` (prefills, the request, which field an
+error belongs to); this widget lays the form out, reads it, and shows errors under the field
+they belong to. The ticket never calls the venue: it posts `QuoteTicket.Submit` (or `Cancel`)
+and the maker role sends; the outcome comes back to `QuoteTicket.show_outcome`.
 """
 
 from __future__ import annotations
@@ -12,176 +11,43 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
-from decimal import ROUND_HALF_UP, Decimal
+from datetime import datetime
+from decimal import Decimal
 
-from pydantic import ValidationError
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Select, Static
 
-from tui.api.models import (
-    RFQ,
-    NewQuoteRequest,
-    PerpetualFutureInstrument,
-    RFQLeg,
-    RFQStatus,
-    SpotInstrument,
-    TradeSide,
-    instrument_label,
-)
+from tui.api.models import RFQ, NewQuoteRequest, RFQStatus
 from tui.desk.book import DeskBook
-from tui.desk.margin_presets import DEFAULT_PRESET, MARGIN_PRESETS, PRESET_NOTES, preset
-from tui.desk.widgets import fmt
-from tui.desk.widgets.forms import FORM, FormError, errors_from_validation, parse_decimal, parse_int
-from tui.desk.widgets.forms import show_errors as show_form_errors
-
-NEW_POOL = "__new__"
-"""The pool choice that means: create a new pool on acceptance."""
-DEFAULT_EXPIRY_S = 30
-DEFAULT_SPREAD_BPS = Decimal(10)
-MAX_EXPIRY_S = 3600
-
-
-def client_quote_id(rfq_id: str, now: datetime, number: int) -> str:
-    """A client quote id: desk, RFQ, time and the ticket's counter (well under 50 characters)."""
-    return f"desk-{rfq_id[:8]}-{now:%H%M%S}-{number}"
-
-
-def _round_price(value: Decimal) -> Decimal:
-    places = Decimal("0.01") if abs(value) >= 1 else Decimal("0.000001")
-    return value.quantize(places, rounding=ROUND_HALF_UP)
-
-
-def leg_marks(rfq: RFQ, marks: dict[str, Decimal]) -> list[Decimal | None]:
-    """A unit price per RFQ leg, from the listing marks and the structure price.
-
-    Spot and perpetual legs take their underlying's mark. When exactly one leg has no mark
-    (an option, a dated future), it is solved from the structure price, which is the sum of
-    ``+-ratio x unit price`` over the legs.
-    """
-    legs = rfq.structure.legs
-    found: list[Decimal | None] = []
-    for leg in legs:
-        instrument = leg.instrument
-        mark = None
-        if isinstance(instrument, PerpetualFutureInstrument | SpotInstrument):
-            mark = marks.get(instrument.underlying)
-        found.append(mark)
-    total = rfq.structure_price.price if rfq.structure_price else None
-    missing = [i for i, m in enumerate(found) if m is None]
-    if total is not None and len(missing) == 1:
-        known = sum(
-            (
-                Decimal(leg.ratio if leg.side == TradeSide.BUY else -leg.ratio) * m
-                for leg, m in zip(legs, found, strict=True)
-                if m is not None
-            ),
-            Decimal(0),
-        )
-        leg = legs[missing[0]]
-        weight = Decimal(leg.ratio if leg.side == TradeSide.BUY else -leg.ratio)
-        solved = (total - known) / weight
-        found[missing[0]] = solved if solved > 0 else None
-    return found
-
-
-def prefill(mark: Decimal | None, spread_bps: Decimal = DEFAULT_SPREAD_BPS) -> tuple[str, str]:
-    """Bid and ask text around a mark, ``spread_bps`` either side; blank without a mark."""
-    if mark is None or mark <= 0:
-        return "", ""
-    offset = mark * spread_bps / Decimal(10_000)
-    return str(_round_price(mark - offset)), str(_round_price(mark + offset))
-
-
-@dataclass
-class TicketValues:
-    """What the user typed, as text: one bid/ask per leg and the settlement choices."""
-
-    bids: list[str]
-    asks: list[str]
-    expiry_s: str
-    pool: str
-    preset: str
-    pool_name: str
-    client_quote_id: str
-
-
-def locate_quote_field(loc: tuple[int | str, ...]) -> str:
-    """The ticket field of a `NewQuoteRequest` error location."""
-    if not loc:
-        return FORM
-    head = loc[0]
-    if head == "leg_quotes" and len(loc) >= 2:
-        index = loc[1]
-        if len(loc) >= 3 and loc[2] in ("bid", "ask"):
-            return f"{loc[2]}-{index}"
-        return f"leg-{index}"
-    if head == "expires_at":
-        return "expiry"
-    if head == "pool_strategy":
-        if "name" in loc:
-            return "pool-name"
-        return "pool"
-    if head == "client_quote_id":
-        return "client-id"
-    return FORM
-
-
-def build_quote_request(rfq: RFQ, values: TicketValues, now: datetime) -> NewQuoteRequest:
-    """The `NewQuoteRequest` for a ticket, or a `FormError` naming every bad field."""
-    errors: dict[str, str] = {}
-    leg_quotes: list[dict[str, object]] = []
-    for index, leg in enumerate(rfq.rfq_legs):
-        entry: dict[str, object] = {"target_rfq_leg_id": leg.rfq_leg_id}
-        for side, texts in (("bid", values.bids), ("ask", values.asks)):
-            try:
-                entry[side] = parse_decimal(texts[index], f"{side}-{index}", required=False)
-            except FormError as error:
-                errors.update(error.errors)
-        leg_quotes.append(entry)
-    try:
-        seconds = parse_int(values.expiry_s, "expiry", low=1, high=MAX_EXPIRY_S)
-    except FormError as error:
-        errors.update(error.errors)
-        seconds = DEFAULT_EXPIRY_S
-    if values.pool == NEW_POOL:
-        params = preset(values.preset) if values.preset in MARGIN_PRESETS else None
-        if params is None:
-            errors["preset"] = "pick a margin preset"
-        strategy: object = {
-            "strategy": "create_new",
-            "name": values.pool_name.strip(),
-            "creator_params": params,
-            "other_params": params,
-        }
-    elif values.pool:
-        strategy = {"strategy": "use_existing", "pool_id": values.pool}
-    else:
-        errors["pool"] = "pick a pool or a new one"
-        strategy = None
-    if errors:
-        raise FormError(errors)
-    try:
-        return NewQuoteRequest(
-            rfq_id=rfq.rfq_id,
-            expires_at=now + timedelta(seconds=seconds),
-            leg_quotes=leg_quotes,
-            pool_strategy=strategy,
-            client_quote_id=values.client_quote_id.strip() or None,
-        )
-    except ValidationError as error:
-        raise FormError(errors_from_validation(error, locate_quote_field)) from None
+from tui.desk.margin_presets import DEFAULT_PRESET, MARGIN_PRESETS, PRESET_NOTES
+from tui.desk.messages import ActionKind, ActionOutcome, ActionRequest
+from tui.desk.widgets.common import fmt
+from tui.desk.widgets.common.forms import FORM, FormError, errors_from_api
+from tui.desk.widgets.common.forms import show_errors as show_form_errors
+from tui.desk.widgets.quote_form import (
+    DEFAULT_EXPIRY_S,
+    NEW_POOL,
+    TicketValues,
+    build_quote_request,
+    client_quote_id,
+    leg_label,
+    leg_marks,
+    locate_quote_field,
+    prefill,
+)
 
 
 class QuoteTicket(Vertical):
     """The maker's ticket for the selected received RFQ (see module docs)."""
 
     BORDER_TITLE = "Quote ticket"
+
+    OUTCOMES = frozenset({ActionKind.NEW_QUOTE, ActionKind.REPLACE_QUOTE, ActionKind.CANCEL_QUOTE})
+    """The actions whose outcome the ticket shows."""
 
     BINDINGS = [
         Binding("ctrl+s", "submit", "Send quote", priority=True),
@@ -191,14 +57,14 @@ class QuoteTicket(Vertical):
     ]
 
     @dataclass
-    class Submit(Message):
+    class Submit(ActionRequest):
         """The user sent a valid quote: new, or replacing ``replaces``."""
 
         request: NewQuoteRequest
         replaces: str | None = None
 
     @dataclass
-    class Cancel(Message):
+    class Cancel(ActionRequest):
         """The user pulled their live quote."""
 
         quote_id: str
@@ -332,7 +198,7 @@ class QuoteTicket(Vertical):
             bid, ask = prefill(marks[index] if index < len(marks) else None)
             rows.append(
                 Horizontal(
-                    Label(_leg_label(leg, rfq.qty), classes="leg-label"),
+                    Label(leg_label(leg, rfq.qty), classes="leg-label"),
                     Input(bid, id=f"bid-{index}", compact=True, classes="leg-bid"),
                     Input(ask, id=f"ask-{index}", compact=True, classes="leg-ask"),
                     classes="leg-row",
@@ -465,6 +331,16 @@ class QuoteTicket(Vertical):
             return
         self.post_message(self.Cancel(live.parent_quote_id))
 
+    def show_outcome(self, outcome: ActionOutcome) -> None:
+        """A quote went out (fresh client id, errors cleared), or the reasons under the fields."""
+        if outcome.ok:
+            self.show_errors({})
+            self.new_client_id()
+        elif outcome.error is not None:
+            self.show_errors(errors_from_api(outcome.error, locate_quote_field))
+        else:
+            self.show_errors({FORM: outcome.problem})
+
     def new_client_id(self) -> None:
         """After a send: a fresh client id for the next quote."""
         if self.rfq is not None:
@@ -483,15 +359,3 @@ class QuoteTicket(Vertical):
     @on(Button.Pressed, "#pull")
     def _pull_pressed(self) -> None:
         self.action_cancel_quote()
-
-
-def _leg_label(leg: RFQLeg, rfq_qty: Decimal) -> str:
-    """``B BTC-PERP``, with ``x2`` when the leg trades twice the RFQ's quantity.
-
-    The quantity itself is in the ticket's head; an option's name leaves no room for it.
-    """
-    side = str(leg.side)[:1].upper()
-    label = f"{side} {instrument_label(leg.instrument)}"
-    if rfq_qty > 0 and leg.qty != rfq_qty:
-        label += f" x{fmt.qty(leg.qty / rfq_qty)}"
-    return label

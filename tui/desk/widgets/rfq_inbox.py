@@ -1,13 +1,13 @@
 """The RFQ inbox: every RFQ received (to quote) and sent (to trade), newest first.
 
 Each row shows the legs, quantity, a live expiry countdown, status, the structure price and the
-best bid and ask quoted so far. A newly arrived RFQ flashes and rings the bell. Moving the
+best bid and ask quoted so far. An RFQ the feed says has just arrived flashes. Moving the
 cursor tells the app which RFQ the ticket should work on.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -22,9 +22,9 @@ from tui.api.lifecycle import clearing_is_rejected
 from tui.api.models import RFQ, RFQStatus
 from tui.desk.book import DeskBook
 from tui.desk.messages import Direction
-from tui.desk.widgets import fmt
-from tui.desk.widgets.keyed_table import Column, KeyedTable, SortText
-from tui.desk.widgets.palette import right, toned
+from tui.desk.widgets.common import fmt
+from tui.desk.widgets.common.keyed_table import Column, KeyedTable, SortText
+from tui.desk.widgets.common.palette import right, toned
 
 FLASH_FOR = timedelta(seconds=4)
 """How long a new RFQ stays highlighted."""
@@ -71,12 +71,6 @@ class RfqInbox(Vertical):
         direction: Direction | None
         rfq_id: str | None
 
-    @dataclass
-    class Arrived(Message):
-        """New RFQs were received since the last snapshot."""
-
-        rfq_ids: list[str]
-
     def __init__(
         self, book: DeskBook, clock: Callable[[], datetime], *, id: str | None = None
     ) -> None:
@@ -85,7 +79,6 @@ class RfqInbox(Vertical):
         self.clock = clock
         self._expiries: dict[str, datetime] = {}
         self._flash_until: dict[str, datetime] = {}
-        self._seen_received: set[str] | None = None
         self._last_selected: str | None = None
         self._rfqs: dict[Direction, list[RFQ]] = {"received": [], "sent": []}
         self._signatures: dict[str, tuple[object, ...]] = {}
@@ -107,23 +100,13 @@ class RfqInbox(Vertical):
 
     # -- data in ----------------------------------------------------------------------------
 
-    def show(self, direction: Direction, rfqs: list[RFQ]) -> None:
-        """Merge a snapshot of RFQs of one direction into the table."""
+    def show(self, direction: Direction, rfqs: list[RFQ], arrived: Sequence[str] = ()) -> None:
+        """Merge a snapshot of RFQs of one direction into the table; flash the ``arrived``."""
         now = self.clock()
-        if direction == "received":
-            current = {r.rfq_id for r in rfqs}
-            if self._seen_received is not None:
-                fresh = [
-                    r.rfq_id
-                    for r in rfqs
-                    if r.rfq_id not in self._seen_received and r.rfq_status == RFQStatus.OPEN
-                ]
-                for rfq_id in fresh:
-                    self._flash_until[row_key("received", rfq_id)] = now + FLASH_FOR
-                if fresh:
-                    self.post_message(self.Arrived(fresh))
-                    self.flash()
-            self._seen_received = (self._seen_received or set()) | current
+        for rfq_id in arrived:
+            self._flash_until[row_key(direction, rfq_id)] = now + FLASH_FOR
+        if arrived:
+            self.flash()
         self._rfqs[direction] = rfqs
         self.render_rows()
 

@@ -6,22 +6,12 @@ stale in the stale colour, so a trader never acts on a price that stopped moving
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from textual.reactive import reactive
 from textual.widgets import Static
 
 from tui.api.endpoints import BUDGET_TOKENS
-from tui.desk.widgets import fmt
-
-
-@dataclass(frozen=True)
-class PaneAge:
-    """How old one pane's data is, and whether that is too old."""
-
-    pane: str
-    age_s: float | None
-    stale: bool
+from tui.desk.messages import PaneAge
+from tui.desk.widgets.common import fmt
 
 
 class StatusBar(Static):

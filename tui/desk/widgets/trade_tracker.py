@@ -3,7 +3,7 @@
 Each trade shows who I am in it (maker or taker), the terms, each step reached with its time,
 and the final state in words. A trade waiting for *me* is marked and says what to do: the
 maker's last look (with a countdown to the quote's expiry) or a deposit approval. ``a``/``r``
-answer a last look, ``p`` approves a deposit (permit); the app confirms and sends.
+answer a last look, ``p`` approves a deposit (permit); the maker and pools roles send.
 """
 
 from __future__ import annotations
@@ -16,14 +16,15 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.markup import escape
-from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.api.lifecycle import clearing_is_booked, clearing_is_rejected
 from tui.api.models import RequestAction
-from tui.desk.book import DeskBook, NextStep, Role, TrackedTrade
-from tui.desk.widgets import fmt
+from tui.desk.book import DeskBook
+from tui.desk.clearing import NextStep, Role, TrackedTrade
+from tui.desk.messages import ActionKind, ActionOutcome, ActionRequest
+from tui.desk.widgets.common import fmt
 
 MAX_TRACKED = 200
 """Most recent accepted quotes kept in the tracker (older ones are in the blotter)."""
@@ -99,6 +100,9 @@ class TradeTracker(Vertical):
 
     BORDER_TITLE = "Trades in clearing"
 
+    OUTCOMES = frozenset({ActionKind.LAST_LOOK, ActionKind.APPROVE_DEPOSIT})
+    """The actions whose outcome the pane shows."""
+
     BINDINGS = [
         Binding("a", "last_look('accept')", "Last look: accept"),
         Binding("r", "last_look('reject')", "Last look: reject"),
@@ -107,14 +111,14 @@ class TradeTracker(Vertical):
     ]
 
     @dataclass
-    class LastLook(Message):
+    class LastLook(ActionRequest):
         """The user answers a last look."""
 
         trade: TrackedTrade
         action: RequestAction
 
     @dataclass
-    class ApproveDeposit(Message):
+    class ApproveDeposit(ActionRequest):
         """The user wants to sign the permit a trade waits for."""
 
         trade: TrackedTrade
@@ -187,6 +191,10 @@ class TradeTracker(Vertical):
         """Highlight a trade by quote id."""
         if quote_id in self._order:
             self.options.highlighted = self._order.index(quote_id)
+
+    def show_outcome(self, outcome: ActionOutcome) -> None:
+        """Clear the error line when the action worked; else say why it did not."""
+        self.show_error("" if outcome.ok else outcome.problem)
 
     def show_error(self, message: str) -> None:
         """Show why the last request was refused (empty clears it)."""

@@ -18,7 +18,7 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from tests.desk.desk_kit import accept, perp_rfq, pool_between, quote_rfq
+from tests.desk.kit.venue import accept, perp_rfq, pool_between, quote_rfq
 from tui.api.models import (
     DatedFutureInstrument,
     Leg,

@@ -1,0 +1,328 @@
+"""The panes seen from the app: what each filed snapshot or action outcome redraws, and the bell.
+
+The app files every message in the book first (`DeskBook.apply`); `DeskPanes` then hands the
+book's data to the panes that show it, keeps the ticket or the board on the RFQ under the
+cursor, sends an action's outcome to the pane (or the waiting form) it concerns, shows the
+link's health (tokens, freshness, connection), and rings when something needs the trader: a new
+RFQ, a trade waiting for a last look or a deposit. What is news is the feed's judgement; this
+module only shows it.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, TypeVar
+
+from textual.app import App
+from textual.widgets import ContentSwitcher, Input
+
+from tui.api.models import RFQ
+from tui.desk.book import DeskBook
+from tui.desk.clearing import NextStep
+from tui.desk.messages import (
+    ActionKind,
+    ActionOutcome,
+    BudgetChanged,
+    ClockSynced,
+    CompaniesUpdated,
+    ConnectionChanged,
+    ConnectionState,
+    Direction,
+    FreshnessChanged,
+    PollFailed,
+    PoolsUpdated,
+    PositionsUpdated,
+    QuotesUpdated,
+    RfqsUpdated,
+    Snapshot,
+    StatsUpdated,
+    SummaryUpdated,
+    TradesUpdated,
+    TransfersUpdated,
+)
+from tui.desk.screens.new_rfq import NewRfqScreen
+from tui.desk.widgets.blotter import Blotter
+from tui.desk.widgets.common import fmt
+from tui.desk.widgets.common.keyed_table import KeyedTable
+from tui.desk.widgets.market_stats import MarketStatsPane
+from tui.desk.widgets.pools import PoolsPane
+from tui.desk.widgets.portfolio_header import PortfolioHeader
+from tui.desk.widgets.quote_board import QuoteBoard
+from tui.desk.widgets.quote_ticket import QuoteTicket
+from tui.desk.widgets.rfq_inbox import RfqInbox
+from tui.desk.widgets.status_bar import StatusBar
+from tui.desk.widgets.trade_tracker import TradeTracker
+
+Handler = TypeVar("Handler", bound=Callable[..., Any])
+
+LinkNews = BudgetChanged | FreshnessChanged | ConnectionChanged | PollFailed
+"""How the link to the venue is doing: tokens, freshness, connection, failed polls."""
+
+
+def while_running(handler: Handler) -> Handler:
+    """Drop a message that arrives while the desk shuts down (its panes are gone)."""
+
+    if inspect.iscoroutinefunction(handler):
+
+        @functools.wraps(handler)
+        async def guarded_async(self: App[Any], message: Any) -> None:
+            if self.is_running:
+                await handler(self, message)
+
+        return guarded_async  # type: ignore[return-value]
+
+    @functools.wraps(handler)
+    def guarded(self: App[Any], message: Any) -> None:
+        if self.is_running:
+            handler(self, message)
+
+    return guarded  # type: ignore[return-value]
+
+
+class ShowsOutcomes(Protocol):
+    """A pane that shows how some actions ended."""
+
+    OUTCOMES: frozenset[ActionKind]
+
+    def show_outcome(self, outcome: ActionOutcome) -> None:
+        """Show the outcome of one of ``OUTCOMES``."""
+        ...
+
+
+class DeskPanes:
+    """Hands the book to the panes after each message (see module docs)."""
+
+    def __init__(self, app: App[Any], book: DeskBook) -> None:
+        self.app = app
+        self.book = book
+        self._directions_seen: set[Direction] = set()
+        self._waiting_on_me: set[str] = set()
+        self._companies_shown: set[str] = set()
+
+    # -- snapshots --------------------------------------------------------------------------
+
+    async def show(self, snapshot: Snapshot) -> None:
+        """A snapshot the book has just filed: to the panes that show it."""
+        if isinstance(snapshot, RfqsUpdated):
+            await self.rfqs(snapshot.direction, snapshot.arrived)
+        elif isinstance(snapshot, QuotesUpdated):
+            await self.quotes()
+        elif isinstance(snapshot, TradesUpdated):
+            self.trades()
+        elif isinstance(snapshot, TransfersUpdated | PositionsUpdated):
+            self.pool_detail()
+        elif isinstance(snapshot, PoolsUpdated):
+            self.pools()
+        elif isinstance(snapshot, SummaryUpdated):
+            self.summary()
+        elif isinstance(snapshot, StatsUpdated):
+            self.stats()
+        elif isinstance(snapshot, CompaniesUpdated):
+            self.companies()
+        elif isinstance(snapshot, ClockSynced):
+            status = self.app.query_one(StatusBar)
+            status.latency_ms = snapshot.latency_ms
+            status.offset_ms = snapshot.offset_ms
+
+    async def rfqs(
+        self, direction: Direction, arrived: Sequence[str] = (), follow: str | None = None
+    ) -> None:
+        """RFQs of one direction: the inbox (flashing what arrived), the ticket or board, the
+        tracker; ``follow`` puts the cursor on an RFQ just sent (its quotes come there)."""
+        self._directions_seen.add(direction)
+        inbox = self.app.query_one(RfqInbox)
+        inbox.show(direction, list(self._store(direction).values()), arrived)
+        if follow is not None:
+            inbox.select(direction, follow)
+        await self.show_selected_rfq()
+        self.app.query_one(TradeTracker).refresh_trades()
+        if arrived:
+            self._ring_arrivals(arrived)
+
+    async def quotes(self) -> None:
+        """Quotes: the tracker follows, the board re-prices, a new trade waiting for me rings."""
+        self.app.query_one(TradeTracker).refresh_trades()
+        await self.show_selected_rfq()
+        self._announce_waiting()
+
+    def trades(self) -> None:
+        """The blotter adds what is new."""
+        self.app.query_one(Blotter).show_trades(self.book.trades)
+
+    def pool_detail(self) -> None:
+        """Transfers or positions: the pools pane shows the selected pool's."""
+        self.app.query_one(PoolsPane).show_detail()
+
+    def pools(self) -> None:
+        """Pools: the pools pane and the ticket's pool choices."""
+        self.app.query_one(PoolsPane).show_pools()
+        self.app.query_one(QuoteTicket).refresh_pools()
+
+    def summary(self) -> None:
+        """The header's portfolio line."""
+        self.app.query_one(PortfolioHeader).summary = self.book.summary
+
+    def stats(self) -> None:
+        """The market pane (the ticket reads its marks from the book when it prefills)."""
+        if self.book.stats is not None:
+            self.app.query_one(MarketStatsPane).show_stats(self.book.stats)
+
+    def companies(self) -> None:
+        """Company names everywhere: redraw what shows them when the set changed."""
+        known = set(self.book.companies)
+        if known != self._companies_shown:
+            self._companies_shown = known
+            self.app.query_one(PoolsPane).show_pools()
+            self.app.query_one(Blotter).show_trades(self.book.trades)
+            self.app.query_one(TradeTracker).refresh_trades()
+            self._redraw_inbox()
+        me = self.book.my_company
+        if me is not None:
+            self.app.query_one(PortfolioHeader).company = f"{me.short_name} · {me.legal_name}"
+
+    def link(self, news: LinkNews) -> None:
+        """The status bar and the header's link state; a toast when something broke or healed.
+
+        The feed decides what is news (the first failure of a streak, the link coming back);
+        this only shows it.
+        """
+        if isinstance(news, BudgetChanged):
+            status = self.app.query_one(StatusBar)
+            status.tokens_used = news.used
+            if news.latency_ms is not None:
+                status.latency_ms = news.latency_ms
+            if news.offset_ms is not None:
+                status.offset_ms = news.offset_ms
+        elif isinstance(news, FreshnessChanged):
+            status = self.app.query_one(StatusBar)
+            status.ages = news.ages
+            status.tokens_used = news.tokens_used
+        elif isinstance(news, ConnectionChanged):
+            header = self.app.query_one(PortfolioHeader)
+            header.state = news.state
+            header.detail = news.detail[:40]
+            if news.state is ConnectionState.DISCONNECTED:
+                self.app.notify(
+                    news.detail or "lost the venue", title="Disconnected", severity="error"
+                )
+            elif news.recovered:
+                self.app.notify("connected again", title="Venue")
+        elif news.news:
+            self.app.notify(news.error, title=f"{news.topic} is stale", severity="warning")
+
+    def restyle(self) -> None:
+        """A new theme: redraw the table cells coloured from theme variables."""
+        self.app.query_one(RfqInbox).table.clear_rows()
+        self._redraw_inbox()
+        blotter = self.app.query_one(Blotter)
+        blotter.restyle()
+        blotter.show_trades(self.book.trades)
+        pools = self.app.query_one(PoolsPane)
+        pools.pools_table.clear_rows()
+        pools.show_pools()
+        if self.book.stats is not None:
+            market = self.app.query_one(MarketStatsPane)
+            market.query_one(KeyedTable).clear_rows()
+            market.show_stats(self.book.stats)
+
+    def _store(self, direction: Direction) -> dict[str, RFQ]:
+        return self.book.rfqs_received if direction == "received" else self.book.rfqs_sent
+
+    def _redraw_inbox(self) -> None:
+        inbox = self.app.query_one(RfqInbox)
+        for direction in self._directions_seen:
+            inbox.show(direction, list(self._store(direction).values()))
+
+    # -- the inbox and the right-hand panel -------------------------------------------------
+
+    async def show_selected_rfq(self) -> None:
+        """The ticket for a received RFQ under the cursor, the quote board for a sent one."""
+        selected = self.app.query_one(RfqInbox).selected
+        switcher = self.app.query_one("#right", ContentSwitcher)
+        ticket = self.app.query_one(QuoteTicket)
+        if selected is None:
+            await ticket.show_rfq(None)
+            return
+        direction, rfq_id = selected
+        if direction == "received":
+            switcher.current = "ticket"
+            await ticket.show_rfq(self.book.rfqs_received.get(rfq_id))
+        else:
+            switcher.current = "board"
+            self.app.query_one(QuoteBoard).show_rfq(self.book.rfqs_sent.get(rfq_id))
+
+    def enter_selected_rfq(self) -> None:
+        """Enter on an RFQ: go to its ticket (first price field) or its quotes."""
+        selected = self.app.query_one(RfqInbox).selected
+        if selected is None:
+            return
+        if selected[0] == "received":
+            inputs = self.app.query_one(QuoteTicket).query(Input)
+            if inputs:
+                inputs.first().focus()
+        else:
+            self.app.query_one("#board-table").focus()
+
+    # -- outcomes ---------------------------------------------------------------------------
+
+    async def outcome(self, outcome: ActionOutcome) -> None:
+        """An action came back: to the form that waits for it, a toast, and the pane it
+        concerns (its error line, or the ticket's fields)."""
+        form = outcome.form
+        if isinstance(form, NewRfqScreen) and form.is_attached and form.sending:
+            form.show_outcome(outcome)
+            if not outcome.ok:
+                # The builder is still open: the reasons are under its fields, not in a toast.
+                return
+        if outcome.crashed:
+            return  # the failed worker is reported as such
+        if outcome.ok and isinstance(outcome.record, RFQ):
+            await self.rfqs("sent", follow=outcome.record.rfq_id)
+        kind = outcome.kind
+        if outcome.ok:
+            self.app.notify(outcome.summary, title=kind.words)
+        else:
+            self.app.notify(outcome.problem, title=f"{kind.words} failed", severity="error")
+        panes: tuple[ShowsOutcomes, ...] = (
+            self.app.query_one(QuoteTicket),
+            self.app.query_one(QuoteBoard),
+            self.app.query_one(TradeTracker),
+            self.app.query_one(PoolsPane),
+        )
+        for pane in panes:
+            if kind in pane.OUTCOMES:
+                pane.show_outcome(outcome)
+        if outcome.ok and kind in QuoteTicket.OUTCOMES:
+            # Back to the inbox: the next RFQ, or g for the next action, is one key away.
+            self.app.query_one("#inbox-table").focus()
+        if outcome.ok and kind is ActionKind.ACCEPT_QUOTE:
+            status = str(getattr(outcome.record, "new_clearing_status", ""))
+            if status == "pending_taker_deposit_approval":
+                self.app.notify("approve the deposit: press g, then p", title="Your move")
+
+    # -- the bell ---------------------------------------------------------------------------
+
+    def _ring_arrivals(self, rfq_ids: Sequence[str]) -> None:
+        """New RFQs: bell and toast."""
+        self.app.bell()
+        names = ", ".join(
+            self.book.company_name(r.taker_company)
+            for r in (self.book.rfqs_received.get(i) for i in rfq_ids)
+            if r is not None
+        )
+        self.app.notify(f"new RFQ from {names or 'a taker'}", title="RFQ in")
+
+    def _announce_waiting(self) -> None:
+        waiting = {t.key: t for t in self.book.needs_me()}
+        fresh = [t for key, t in waiting.items() if key not in self._waiting_on_me]
+        self._waiting_on_me = set(waiting)
+        for trade in fresh:
+            self.app.bell()
+            what = "LAST LOOK" if trade.next_step is NextStep.LAST_LOOK else "DEPOSIT APPROVAL"
+            self.app.notify(
+                f"{what} on RFQ {fmt.short_id(trade.quote.target_rfq_id)} — press g",
+                title="Your move",
+                severity="warning",
+            )

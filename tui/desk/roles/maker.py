@@ -1,0 +1,86 @@
+"""The maker: sends, replaces and pulls quotes on received RFQs, and answers a last look.
+
+The ticket validates a quote before it asks; nothing here is confirmed again (a quote can be
+pulled at once). The answer to a last look says what the maker's permit must allow, which the
+book keeps for the deposit approval that may follow.
+"""
+
+from __future__ import annotations
+
+from tui.api.client import ServiceClient
+from tui.api.models import (
+    MakerLastLookRequest,
+    NewQuoteRequest,
+    ReplaceQuoteRequest,
+    RequestAction,
+)
+from tui.desk.clearing import TrackedTrade
+from tui.desk.messages import ActionKind, RecordIds, Topic
+from tui.desk.roles.runner import ActionRunner, DeskHost, Done
+from tui.desk.widgets.common import fmt
+
+
+class MakerRole:
+    """Quotes and last looks (see module docs)."""
+
+    def __init__(self, desk: DeskHost, runner: ActionRunner) -> None:
+        self.desk = desk
+        self.runner = runner
+
+    def send_quote(self, request: NewQuoteRequest, replaces: str | None = None) -> None:
+        """Send a new quote, or replace the live quote ``replaces`` with it."""
+        kind = ActionKind.REPLACE_QUOTE if replaces else ActionKind.NEW_QUOTE
+
+        async def send(client: ServiceClient) -> Done:
+            if replaces is None:
+                quote = await client.quotes_new(request)
+            else:
+                replace = ReplaceQuoteRequest(**request.model_dump(), parent_quote_id=replaces)
+                quote = await client.quotes_replace(replace)
+            word = "replaced" if replaces else "sent"
+            return Done(
+                f"quote {fmt.short_id(quote.parent_quote_id)} {word}: "
+                f"bid {fmt.price(quote.aggregated_bid)} ask {fmt.price(quote.aggregated_ask)}",
+                record=quote,
+                refresh=(Topic.QUOTES_SENT, Topic.RFQS_RECEIVED),
+            )
+
+        self.runner.run(kind, send, ids=RecordIds(rfq_id=request.rfq_id, quote_id=replaces))
+
+    def pull_quote(self, quote_id: str) -> None:
+        """Cancel a live quote."""
+
+        async def pull(client: ServiceClient) -> Done:
+            await client.quotes_cancel(quote_id)
+            return Done(
+                f"quote {fmt.short_id(quote_id)} pulled",
+                refresh=(Topic.QUOTES_SENT, Topic.RFQS_RECEIVED),
+            )
+
+        self.runner.run(ActionKind.CANCEL_QUOTE, pull, ids=RecordIds(quote_id=quote_id))
+
+    def last_look(self, trade: TrackedTrade, action: RequestAction) -> None:
+        """The maker's final accept or reject of a trade on one of its quotes."""
+        quote = trade.quote
+
+        async def answer(client: ServiceClient) -> Done:
+            response = await client.quotes_maker_last_look(
+                MakerLastLookRequest(
+                    parent_quote_id=quote.parent_quote_id,
+                    rfq_id=quote.target_rfq_id,
+                    action=action,
+                )
+            )
+            return Done(
+                f"last look {action.value}: {fmt.status_words(response.new_clearing_status)}",
+                record=response,
+                refresh=(Topic.QUOTES_SENT, Topic.RFQS_RECEIVED, Topic.TRADES, Topic.POOLS),
+                money=action is RequestAction.ACCEPT,
+            )
+
+        self.runner.run(
+            ActionKind.LAST_LOOK,
+            answer,
+            ids=RecordIds(rfq_id=quote.target_rfq_id, quote_id=quote.parent_quote_id),
+            refresh_on_error=(Topic.QUOTES_SENT,),
+        )

@@ -1,0 +1,277 @@
+"""Money in settlement pools: deposit, withdraw, open a pool, approve a trade's deposit.
+
+Approving and depositing sign an ERC-2612 permit with the company wallet (permit template ->
+sign -> submit) so the pool address may spend the amount; a deposit then also asks for the
+transfer. The wallet key comes from the session, or is unlocked from the profile's keystore
+with a password, asked once per session. Signing runs in a thread: eth-account is slow to
+import and CPU-bound to use.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from decimal import Decimal
+
+from pydantic import SecretStr
+
+from tui.api.client import ServiceClient
+from tui.api.errors import ApiError
+from tui.api.models import (
+    DecimalAllowance,
+    NewSettlementPoolRequest,
+    NewTransferRequest,
+    PermitTemplateRequest,
+    TransferType,
+)
+from tui.desk.book import party_margin
+from tui.desk.clearing import TrackedTrade
+from tui.desk.messages import ActionKind, RecordIds, Topic
+from tui.desk.roles.runner import ActionRunner, DeskHost, Done, Refused
+from tui.desk.screens.password import PasswordScreen
+from tui.desk.screens.permit import MoneyAction, MoneyForm, PermitScreen
+from tui.desk.screens.pool_create import NewPoolScreen
+from tui.desk.widgets.common import fmt
+
+PERMIT_VALIDITY_S = 300
+"""How long a signed permit stays usable: long enough for a slow block, short enough to be safe."""
+
+UNLOCK_TRIES = 3
+"""Password attempts before the unlock is given up (the action then fails, in words)."""
+
+MONEY_MOVES = (Topic.TRANSFERS, Topic.POOLS, Topic.SUMMARY)
+"""What a deposit or a withdrawal changes."""
+
+
+class WalletUnavailable(Refused):
+    """No wallet key to sign a permit with (none configured, or the unlock was abandoned)."""
+
+
+async def approve_spending(
+    client: ServiceClient, wallet_key: SecretStr, pool_address: str, amount: Decimal
+) -> bool:
+    """Let ``pool_address`` spend ``amount`` USDC: permit template -> sign -> submit."""
+    from tui.api.permits import sign_permit
+
+    template = await client.transfers_permit_template(
+        PermitTemplateRequest(
+            pool_address=pool_address,
+            allowance=DecimalAllowance(value=amount),
+            seconds_until_expiry=PERMIT_VALIDITY_S,
+        )
+    )
+    signed = await asyncio.to_thread(sign_permit, template, wallet_key.get_secret_value())
+    return await client.transfers_permit(signed)
+
+
+class PoolsRole:
+    """Deposits, withdrawals, new pools, deposit approvals, the wallet (see module docs)."""
+
+    def __init__(self, desk: DeskHost, runner: ActionRunner) -> None:
+        self.desk = desk
+        self.runner = runner
+        self._wallet_key: SecretStr | None = None
+
+    # -- a trade's deposit ------------------------------------------------------------------
+
+    def approve_deposit(self, trade: TrackedTrade) -> None:
+        """Ask for the permit amount (prefilled with what the venue said), then sign and submit."""
+        book = self.desk.book
+        hint = book.deposit_hint(trade)
+        pool_id = trade.quote.pool_location
+        # A pool created for this trade may not be in the last pools poll yet: its name is
+        # the one the quote asked for.
+        pool_name = (
+            book.pool_name(pool_id)
+            if pool_id in book.pools
+            else trade.quote.new_pool_name or book.pool_name(pool_id)
+        )
+        form = MoneyForm(
+            action=MoneyAction.APPROVE,
+            pool_name=pool_name,
+            pool_address=hint.pool_address,
+            counterparty=book.company_name(trade.counterparty),
+            amount=hint.amount,
+            note=f"Trade on RFQ {fmt.short_id(trade.quote.target_rfq_id)} waits for this deposit.",
+        )
+        if hint.pool_address is None:
+            self.desk.poll_soon(Topic.POOLS)
+
+        def entered(amount: Decimal | None) -> None:
+            if amount is not None and hint.pool_address is not None:
+                self.approve_now(trade, hint.pool_address, amount)
+
+        self.desk.push_screen(PermitScreen(form), entered)
+
+    def approve_now(self, trade: TrackedTrade, pool_address: str, amount: Decimal) -> None:
+        """Sign and submit the permit for ``amount`` (the form said how much)."""
+
+        async def approve(client: ServiceClient) -> Done:
+            key = await self.wallet()
+            try:
+                taken = await approve_spending(client, key, pool_address, amount)
+            except ApiError:
+                raise
+            except ValueError as error:  # a template the wallet cannot sign, a bad address
+                raise Refused(str(error)) from None
+            if not taken:
+                return Done("", problem="the venue did not take the permit")
+            return Done(
+                f"permit for {fmt.money(amount)} USDC submitted",
+                refresh=(Topic.QUOTES_SENT, Topic.QUOTES_RECEIVED, Topic.POOLS, Topic.TRANSFERS),
+                money=True,
+            )
+
+        quote = trade.quote
+        ids = RecordIds(quote.target_rfq_id, quote.parent_quote_id, quote.pool_location)
+        self.runner.run(ActionKind.APPROVE_DEPOSIT, approve, ids=ids)
+
+    # -- deposits and withdrawals -----------------------------------------------------------
+
+    def deposit(self, pool_id: str) -> str:
+        """Deposit form, then permit + transfer; why not, when it cannot even start."""
+        return self._money_form(pool_id, MoneyAction.DEPOSIT)
+
+    def withdraw(self, pool_id: str) -> str:
+        """Withdraw form, then transfer; why not, when it cannot even start."""
+        return self._money_form(pool_id, MoneyAction.WITHDRAW)
+
+    def _money_form(self, pool_id: str, action: MoneyAction) -> str:
+        book = self.desk.book
+        pool = book.pools.get(pool_id)
+        if pool is None or pool.data is None:
+            return "pool data not available yet"
+        counterparty = book.pool_counterparty(pool)
+        if counterparty is None:
+            return "the pool has no counterparty yet"
+        mine = party_margin(pool, book.me)
+        address = pool.data.address
+        form = MoneyForm(
+            action=action,
+            pool_name=pool.data.name,
+            pool_address=address,
+            counterparty=book.company_name(counterparty),
+            maximum=mine.max_withdrawable_amount
+            if mine and action is MoneyAction.WITHDRAW
+            else None,
+        )
+
+        def entered(amount: Decimal | None) -> None:
+            if amount is None:
+                return
+            if action is MoneyAction.DEPOSIT:
+                self.deposit_now(pool_id, str(address), counterparty, amount)
+            else:
+                self.withdraw_now(pool_id, counterparty, amount)
+
+        self.desk.push_screen(PermitScreen(form), entered)
+        return ""
+
+    def deposit_now(self, pool_id: str, address: str, counterparty: str, amount: Decimal) -> None:
+        """Permit the pool to spend ``amount``, then ask for the deposit."""
+
+        async def deposit(client: ServiceClient) -> Done:
+            key = await self.wallet()
+            try:
+                await approve_spending(client, key, address, amount)
+                transfer = await client.transfers_new(
+                    NewTransferRequest(
+                        qty=amount,
+                        target_pool_location=pool_id,
+                        counterparty=counterparty,
+                        transfer_type=TransferType.DEPOSIT,
+                    )
+                )
+            except ApiError:
+                raise
+            except ValueError as error:  # a template the wallet cannot sign, a bad request
+                raise Refused(str(error)) from None
+            return Done(
+                f"deposit of {fmt.money(amount)} USDC {transfer.status}",
+                record=transfer,
+                refresh=MONEY_MOVES,
+                money=True,
+            )
+
+        self.runner.run(ActionKind.DEPOSIT, deposit, ids=RecordIds(pool_id=pool_id))
+
+    def withdraw_now(self, pool_id: str, counterparty: str, amount: Decimal) -> None:
+        """Move ``amount`` from the pool back to the wallet."""
+
+        async def withdraw(client: ServiceClient) -> Done:
+            transfer = await client.transfers_new(
+                NewTransferRequest(
+                    qty=amount,
+                    target_pool_location=pool_id,
+                    counterparty=counterparty,
+                    transfer_type=TransferType.WITHDRAWAL,
+                )
+            )
+            return Done(
+                f"withdrawal of {fmt.money(amount)} USDC {transfer.status}",
+                record=transfer,
+                refresh=MONEY_MOVES,
+                money=True,
+            )
+
+        self.runner.run(ActionKind.WITHDRAW, withdraw, ids=RecordIds(pool_id=pool_id))
+
+    # -- a new pool -------------------------------------------------------------------------
+
+    def create_pool(self) -> str:
+        """Pool form, then create; why not, when it cannot even start."""
+        book = self.desk.book
+        companies = book.counterparties()
+        if not companies:
+            return "company list not loaded yet"
+
+        def built(request: NewSettlementPoolRequest | None) -> None:
+            if request is not None:
+                self.create_pool_now(request)
+
+        self.desk.push_screen(NewPoolScreen(companies, book.company_name(book.me)), built)
+        return ""
+
+    def create_pool_now(self, request: NewSettlementPoolRequest) -> None:
+        """Ask the venue for the pool the form describes."""
+
+        async def create(client: ServiceClient) -> Done:
+            pool = await client.settlement_pools_new(request)
+            return Done(
+                f"pool '{request.pool_name}' requested "
+                f"({pool.data.status if pool.data else 'pending'})",
+                record=pool,
+                refresh=(Topic.POOLS,),
+            )
+
+        self.runner.run(ActionKind.NEW_POOL, create)
+
+    # -- the wallet -------------------------------------------------------------------------
+
+    async def wallet(self) -> SecretStr:
+        """The wallet key: from the session, or unlocked from the keystore (asked once)."""
+        connection = self.desk.connection
+        if connection is not None and connection.wallet_key is not None:
+            return connection.wallet_key
+        if self._wallet_key is not None:
+            return self._wallet_key
+        if connection is None or connection.keystore is None:
+            raise WalletUnavailable("no wallet configured for this profile (keystore)")
+        from tui.api.permits import WalletError, load_wallet_key
+
+        error = ""
+        for _ in range(UNLOCK_TRIES):
+            password = await self.desk.push_screen_wait(
+                PasswordScreen(connection.keystore, error=error)
+            )
+            if password is None:
+                raise WalletUnavailable("wallet not unlocked")
+            try:
+                key = await asyncio.to_thread(
+                    load_wallet_key, connection.keystore, password.get_secret_value()
+                )
+            except WalletError as problem:
+                error = str(problem)
+                continue
+            self._wallet_key = SecretStr(key)
+            return self._wallet_key
+        raise WalletUnavailable("wallet not unlocked")

@@ -1,0 +1,144 @@
+"""The new RFQ's model: from what the builder's fields say to a valid `NewRfqRequest`.
+
+Every leg's and field's error is named after the builder field it belongs to, whether the
+request model found it here or the venue refused the request (its message names the request
+path). No Textual here: the builder screen (`tui.desk.screens.new_rfq`) reads and shows.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from pydantic import ValidationError
+
+from tui.api.errors import ApiError
+from tui.api.models import InstrumentType, NewRfqRequest
+from tui.desk.widgets.common.forms import (
+    FORM,
+    FormError,
+    api_error_path,
+    errors_from_api,
+    parse_int,
+)
+
+DEFAULT_RFQ_EXPIRY_S = 300
+EXPIRY_HOUR_UTC = 8
+"""Dated futures and options expire at 08:00 UTC on their expiry date."""
+
+
+def locate_rfq_field(loc: tuple[int | str, ...]) -> str:
+    """The builder field of a `NewRfqRequest` error location."""
+    if not loc:
+        return FORM
+    head = loc[0]
+    if head == "structure":
+        if len(loc) >= 3 and loc[1] == "legs" and isinstance(loc[2], int):
+            return f"leg-{loc[2]}"
+        return "legs"
+    return {"qty": "qty", "expires_at": "expiry", "target_companies": "targets"}.get(
+        str(head), FORM
+    )
+
+
+def _leg_field(loc: tuple[int | str, ...]) -> str:
+    """The name of the field inside a leg, for messages like ``strike: must be > 0``."""
+    names = [str(p) for p in loc[3:] if isinstance(p, str) and p not in {"instrument"}]
+    known = {"side", "ratio", "underlying", "expiry", "strike", "payoff", "funding_interval_s"}
+    found = [n for n in names if n in known]
+    return found[-1] if found else ""
+
+
+def rfq_errors_from_api(error: ApiError) -> dict[str, str]:
+    """Builder field -> message for the venue's refusal of a new RFQ.
+
+    The venue names the request path (``structure.legs[1].instrument.expiry: ...``,
+    ``target_companies[2]: ...``); the same mapping as the local checks puts it under its leg
+    (saying which field of the leg) or its field, and anything else under the form.
+    """
+    errors = errors_from_api(error, locate_rfq_field)
+    found = api_error_path(error)
+    if found is not None:
+        path, message = found
+        where = locate_rfq_field(path)
+        name = _leg_field(path) if where.startswith("leg-") else ""
+        if name and where in errors:
+            errors[where] = f"{name}: {message}"
+    return errors
+
+
+def parse_expiry_date(text: str, field: str) -> datetime:
+    """``2026-03-27`` -> that day at 08:00 UTC."""
+    try:
+        day = datetime.strptime(text.strip(), "%Y-%m-%d")
+    except ValueError:
+        raise FormError({field: "expiry: use YYYY-MM-DD"}) from None
+    return day.replace(hour=EXPIRY_HOUR_UTC, tzinfo=UTC)
+
+
+def build_rfq_request(
+    legs: list[dict[str, str]],
+    qty: str,
+    expiry_s: str,
+    targets: list[str],
+    now: datetime,
+    funding_intervals: dict[str, int] | None = None,
+) -> NewRfqRequest:
+    """The `NewRfqRequest` of the builder, or a `FormError` naming every bad field.
+
+    ``legs`` holds each leg's typed values by name: type, underlying, side, ratio, expiry,
+    strike, payoff.
+    """
+    errors: dict[str, str] = {}
+    wire_legs: list[dict[str, Any]] = []
+    for index, leg in enumerate(legs):
+        field = f"leg-{index}"
+        kind = leg.get("type", "")
+        instrument: dict[str, Any] = {
+            "instrument_type": kind,
+            "underlying": leg.get("underlying", ""),
+        }
+        if kind == InstrumentType.PERPETUAL_FUTURE:
+            instrument["funding_interval_s"] = (funding_intervals or {}).get(
+                instrument["underlying"], 3600
+            )
+        if kind == InstrumentType.VANILLA_OPTION:
+            instrument["strike"] = leg.get("strike", "").replace(",", "").strip() or None
+            instrument["payoff"] = leg.get("payoff") or None
+        try:
+            if kind in (InstrumentType.DATED_FUTURE, InstrumentType.VANILLA_OPTION):
+                instrument["expiry"] = parse_expiry_date(leg.get("expiry", ""), field)
+            ratio = parse_int(leg.get("ratio", "") or "1", "ratio", low=1, high=1000)
+        except FormError as error:
+            first = next(iter(error.errors.items()))
+            message = first[1] if first[0] == field else f"{first[0]}: {first[1]}"
+            errors[field] = message
+            continue
+        wire_legs.append({"side": leg.get("side", ""), "ratio": ratio, "instrument": instrument})
+    try:
+        seconds = parse_int(expiry_s, "expiry", low=10, high=86_400)
+    except FormError as error:
+        errors.update(error.errors)
+        seconds = DEFAULT_RFQ_EXPIRY_S
+    if errors:
+        raise FormError(errors)
+    try:
+        return NewRfqRequest(
+            structure={"legs": wire_legs},
+            qty=qty.replace(",", "").strip(),
+            expires_at=now + timedelta(seconds=seconds),
+            target_companies=targets,
+        )
+    except ValidationError as error:
+        found: dict[str, str] = {}
+        for item in error.errors():
+            loc = tuple(item["loc"])
+            where = locate_rfq_field(loc)
+            message = str(item["msg"]).removeprefix("Value error, ")
+            if where.startswith("leg-"):
+                name = _leg_field(loc)
+                message = f"{name}: {message}" if name else message
+            if where == "qty" and item["type"] == "missing":
+                message = "required"
+            found.setdefault(where, message)
+        raise FormError(found) from None
