@@ -8,9 +8,14 @@ uvicorn, Textual or eth-account.
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tui.sandbox.faults import FaultSpec
 
 __all__ = ["build_parser", "main"]
 
@@ -43,6 +48,26 @@ def _positive_int(text: str) -> int:
     if value <= 0:
         raise argparse.ArgumentTypeError("must be positive")
     return value
+
+
+def _fault_spec(text: str) -> FaultSpec:
+    from tui.sandbox.faults import FaultSpecError, parse_faults
+
+    try:
+        return parse_faults(text)
+    except FaultSpecError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _proxy_address(text: str) -> str:
+    """An IP address or network (CIDR) to trust as a proxy, as uvicorn takes it."""
+    try:
+        network = ipaddress.ip_network(text.strip(), strict=False)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not an IP address or network (e.g. 127.0.0.1 or 10.0.0.0/8)"
+        ) from None
+    return str(network.network_address) if network.num_addresses == 1 else str(network)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -125,6 +150,24 @@ def build_parser() -> argparse.ArgumentParser:
         "raise it only to benchmark the server)",
     )
     sandbox.add_argument(
+        "--faults",
+        type=_fault_spec,
+        default=None,
+        metavar="SPEC",
+        help="misbehave on purpose, e.g. latency=50ms,spike=0.05:2s,5xx=0.05,429=0.02:3s,"
+        "drop_before=0.03,drop_after=0.03,skew=+3s,seed=7 (see tui/sandbox/faults.py)",
+    )
+    sandbox.add_argument(
+        "--trusted-proxy",
+        dest="trusted_proxies",
+        type=_proxy_address,
+        action="append",
+        default=[],
+        metavar="ADDR",
+        help="believe X-Forwarded-For from this proxy address or network (repeatable; "
+        "default: none, the client is the connecting peer)",
+    )
+    sandbox.add_argument(
         "--log-level",
         default="warning",
         choices=["debug", "info", "warning", "error"],
@@ -155,6 +198,8 @@ def _run_sandbox(args: argparse.Namespace) -> int:
             taker_interval_s=args.taker_interval,
             token_budget=args.token_budget,
             log_level=args.log_level,
+            faults=args.faults,
+            trusted_proxies=tuple(args.trusted_proxies),
         )
     )
 

@@ -17,6 +17,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from tests.sandbox.kit import book_trade, perp, quote_request, rfq_request, seed_pool_id
@@ -126,9 +127,10 @@ async def test_restart_on_the_same_database_loses_nothing(sandbox_factory: Any) 
 
 
 class SandboxProcess:
-    """``python -m tui sandbox`` in a subprocess, and the line it prints when ready."""
+    """``python -m tui sandbox`` in a subprocess (``extra`` flags added), and the line it prints
+    when ready."""
 
-    def __init__(self, db: Path, credentials: Path, log: Path) -> None:
+    def __init__(self, db: Path, credentials: Path, log: Path, *extra: str) -> None:
         env = {
             **os.environ,
             "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
@@ -149,6 +151,7 @@ class SandboxProcess:
                 "--seed",
                 "7",
                 "--no-actors",
+                *extra,
             ],
             cwd=REPO,
             env=env,
@@ -230,6 +233,27 @@ async def test_kill_9_after_an_acknowledged_write_loses_nothing(tmp_path: Path) 
             assert found.qty == D(3) and found.rfq_status == "open"
     finally:
         assert second.terminate() == 0
+
+
+def test_cli_faults_and_private_folders_end_to_end(tmp_path: Path) -> None:
+    """``--faults`` skews the clock from the start and faults requests once ready; every
+    folder made on the way to the database and the credentials is private."""
+    db, credentials = tmp_path / "a" / "b" / "desk.db", tmp_path / "c" / "d" / "creds.json"
+    log = tmp_path / "sandbox.log"
+    process = SandboxProcess(
+        db, credentials, log, "--no-history", "--faults", "5xx=1,skew=+30s,seed=4"
+    )
+    try:
+        for folder in (db.parent.parent, db.parent, credentials.parent.parent, credentials.parent):
+            assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
+        wall = datetime.now(UTC).timestamp() * 1000
+        with httpx.Client(base_url=process.base_url, timeout=10) as http:
+            response = http.get("/v1/status")
+        assert response.json() == {"error": {"code": 9000, "message": "internal server error"}}
+        assert abs(int(response.headers["X-Request-Received-Ms"]) - wall - 30_000) < 5_000
+    finally:
+        assert process.terminate() == 0
+    assert "faults on purpose: 5xx=1,skew=+30000ms,seed=4" in log.read_text()
 
 
 def test_cli_without_a_command_opens_the_desk_or_explains_why_not(

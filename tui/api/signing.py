@@ -29,6 +29,8 @@ __all__ = [
     "verify",
 ]
 
+_READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
 TIMESTAMP_HEADER = "X-Request-Timestamp-Ms"
 KEY_HEADER = "X-Service-Key"
 SIGNATURE_HEADER = "X-Service-Signature"
@@ -110,6 +112,11 @@ class ServiceAuth(httpx.Auth):
     time, so a clock corrected for server offset keeps requests inside the 5 s skew window,
     and a retried request is signed afresh. The secret is held as a `SecretStr`; neither repr
     nor str of this object shows it.
+
+    Writes are stamped strictly later than the previous write (one millisecond on when the
+    clock has not moved): the server carries out a signed write at most once and refuses the
+    same signed bytes again as a replay, so two identical writes sent within one millisecond
+    (or on a frozen test clock) must not sign alike. Reads keep the clock's value.
     """
 
     requires_request_body = True
@@ -126,6 +133,7 @@ class ServiceAuth(httpx.Auth):
             api_secret if isinstance(api_secret, SecretStr) else SecretStr(api_secret.strip())
         )
         self._timestamp_ms = timestamp_ms
+        self._last_write_ms: int | None = None
 
     def __repr__(self) -> str:
         return f"ServiceAuth(api_key={self.api_key!r}, api_secret=SecretStr('**********'))"
@@ -135,8 +143,16 @@ class ServiceAuth(httpx.Auth):
     def headers_for(
         self, method: str, path_and_query: str, body: bytes | None, timestamp_ms: int | None = None
     ) -> dict[str, str]:
-        """The three authentication headers for one request."""
-        ts = self._timestamp_ms() if timestamp_ms is None else timestamp_ms
+        """The three authentication headers for one request (``timestamp_ms`` None: now,
+        strictly after the previous write when this is a write)."""
+        if timestamp_ms is not None:
+            ts = timestamp_ms
+        else:
+            ts = self._timestamp_ms()
+            if method.upper() not in _READ_METHODS:
+                if self._last_write_ms is not None and ts <= self._last_write_ms:
+                    ts = self._last_write_ms + 1
+                self._last_write_ms = ts
         signature = sign(self.api_key, self._secret, ts, method, path_and_query, body)
         return {
             TIMESTAMP_HEADER: str(ts),

@@ -1,4 +1,5 @@
-"""Signature verification, the skew window and the sliding-window limits, without a server."""
+"""Signature verification, the skew window, replays and the sliding-window limits, without a
+server."""
 
 from __future__ import annotations
 
@@ -11,14 +12,12 @@ import pytest
 from tui.api.models import ApiRole, ErrorCode
 from tui.api.signing import sign, signing_message
 from tui.sandbox.engine.errors import ServiceError
-from tui.sandbox.http.auth import (
+from tui.sandbox.http.auth import ReplayGuard, SignedHeaders, authenticate, read_signed_headers
+from tui.sandbox.http.limits import (
     RATE_LIMIT_RESET_HEADER,
     CompanyTokenMeter,
-    SignedHeaders,
     SlidingWindowLimiter,
     StatsLimiter,
-    authenticate,
-    read_signed_headers,
 )
 
 SECRET_HEX = "8b1f4e2a9c7d3b6e5f0a1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5"
@@ -186,3 +185,58 @@ def test_stats_limits_per_ip_and_global() -> None:
     with pytest.raises(ServiceError, match="per minute"):
         limiter.admit("10.0.0.4", NOW)  # 25 in all this minute
     limiter.admit("10.0.0.1", NOW + 60_000)  # both windows have moved on
+
+
+def test_a_charge_booked_late_leaves_the_window_at_its_own_stamp() -> None:
+    limiter = SlidingWindowLimiter(100, 10_000)
+    limiter.spend("a", 50, NOW + 300)
+    limiter.spend("a", 50, NOW)  # taken in first, charged second (its body came in later)
+    assert limiter.wait_ms("a", 50, NOW + 500) == 9_500  # the NOW charge leaves at NOW + 10 000
+    assert limiter.try_spend("a", 50, NOW + 9_999) == 1
+    assert limiter.try_spend("a", 50, NOW + 10_000) == 0
+    assert limiter.used("a", NOW + 10_300) == 50  # the NOW + 300 charge left in its turn
+
+
+CHARGES = ((0, 20), (1_000, 10), (2_200, 20), (2_500, 20), (2_750, 20))  # 90 of 100
+
+
+def metered() -> CompanyTokenMeter:
+    meter = CompanyTokenMeter(100, 10)
+    for offset, cost in CHARGES:
+        meter.charge("a", cost, NOW + offset)
+    return meter
+
+
+@pytest.mark.parametrize(
+    ("cost", "fits_at"), [(20, 10_000), (30, 10_000), (40, 11_000), (60, 12_200)]
+)
+def test_the_reset_header_is_the_least_wait(cost: int, fits_at: int) -> None:
+    with pytest.raises(ServiceError) as info:
+        metered().charge("a", cost, NOW + 3_000)
+    assert NOW + 3_000 + int(info.value.headers[RATE_LIMIT_RESET_HEADER]) == NOW + fits_at
+    with pytest.raises(ServiceError) as early:
+        metered().charge("a", cost, NOW + fits_at - 1)
+    assert early.value.headers[RATE_LIMIT_RESET_HEADER] == "1"
+    metered().charge("a", cost, NOW + fits_at)
+
+
+def signed_write(timestamp_ms: int, signature: str = "ab" * 32) -> SignedHeaders:
+    return SignedHeaders(KEY.key_id, timestamp_ms, signature)
+
+
+def test_replay_guard_refuses_a_remembered_signature_until_it_is_stale() -> None:
+    guard = ReplayGuard(max_skew_ms=5_000, margin_ms=1_000)
+    first = signed_write(NOW)
+    guard.check(first, NOW)
+    guard.remember(first)
+    with pytest.raises(ServiceError, match="replayed request") as info:
+        guard.check(first, NOW + 5_000)
+    assert info.value.code is ErrorCode.UNAUTHENTICATED and info.value.http_status == 401
+    guard.check(signed_write(NOW, "cd" * 32), NOW)  # another signature: another request
+    guard.check(SignedHeaders("key-b", NOW, "ab" * 32), NOW)  # the same bytes from another key
+    guard.remember(signed_write(NOW + 3_000, "ef" * 32))
+    assert len(guard) == 2
+    guard.check(signed_write(NOW + 1), NOW + 6_001)  # the first is forgotten after ts + 6 s
+    assert len(guard) == 1
+    guard.check(signed_write(NOW + 1), NOW + 9_001)
+    assert len(guard) == 0

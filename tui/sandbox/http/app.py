@@ -27,9 +27,19 @@ Decisions where the contract leaves room:
   limited per client address instead (`AnonymousLimiter`: 20 per 10 s at the interface's
   budget, a fifth of the company budget when a benchmark raises it), 429 past it.
 - Order of checks: route (404/405), body size (413), signature (401/2000), timestamp
-  (401/2001), reader on a write (403/2002), tokens (429/5000), then query/body parsing
-  (400). So refusals up to the budget cost nothing; a malformed request that passed them has
-  been charged, as at a gateway that meters before it parses.
+  (401/2001), replay of a write (401/2000), reader on a write (403/2002), tokens (429/5000),
+  then query/body parsing (400). So refusals up to the budget cost nothing; a malformed
+  request that passed them has been charged, as at a gateway that meters before it parses.
+- An exact replay of a signed write (same key and signature, so same timestamp, target and
+  body) that reached the engine once is refused (`tui.sandbox.http.auth.ReplayGuard`); a
+  write refused before the engine (403, 429) is not remembered, and reads are never refused
+  as replays.
+- The client address (per-address limits, the admin door) is the TCP peer; proxy headers are
+  believed only from a proxy the hosting was told to trust (`tui.sandbox.http.hosting`).
+- With ``faults`` (``--faults``, `tui.sandbox.faults`), every route but the admin one first
+  waits its drawn latency, then may be dropped, answered 500 or 429 before the engine sees
+  it, or served and then dropped (`tui.sandbox.http.injected`). `faults` may be swapped
+  between requests.
 - Unknown query parameters are refused (400) rather than ignored (see `tui.sandbox.http.query`).
 - A body over `MAX_BODY_BYTES` is 413 with the usual envelope and code 1001.
 - ``/metadata/stats`` answers the bare statistics record (no ``result`` wrapper), as the
@@ -58,14 +68,15 @@ from tui.api.models import ApiRole, ErrorCode
 from tui.sandbox.engine.clock import SandboxClock
 from tui.sandbox.engine.errors import ServiceError
 from tui.sandbox.engine.exchange import Caller
+from tui.sandbox.faults import FaultInjector
 from tui.sandbox.http.admin import ADMIN_ADVANCE_PATH, advance_clock
-from tui.sandbox.http.auth import (
+from tui.sandbox.http.auth import ReplayGuard, SignedHeaders, authenticate, read_signed_headers
+from tui.sandbox.http.injected import answer_with_faults
+from tui.sandbox.http.limits import (
     ANONYMOUS_PER_IP,
     AnonymousLimiter,
     CompanyTokenMeter,
     StatsLimiter,
-    authenticate,
-    read_signed_headers,
 )
 from tui.sandbox.http.replies import (
     BodyTooLarge,
@@ -79,6 +90,7 @@ from tui.sandbox.http.routes import call_endpoint
 if TYPE_CHECKING:
     from tui.sandbox.actors.runner import ActorRunner
     from tui.sandbox.engine.exchange import Exchange
+    from tui.sandbox.faults import FaultSpec
 
 __all__ = ["MAX_BODY_BYTES", "STATS_PATH", "TICK_INTERVAL_S", "SandboxApp"]
 
@@ -101,7 +113,9 @@ class SandboxApp:
     ``token_budget`` is the per-company request-token budget per 10 s window; the contract's
     value is 100 and only a benchmark should raise it. ``admin`` enables
     `ADMIN_ADVANCE_PATH` (loopback clients only). ``actors``, when given, are stepped on every
-    tick; ``close_exchange`` closes the engine on shutdown. `asgi` is what a server runs.
+    tick; ``close_exchange`` closes the engine on shutdown; ``faults`` injects the faults of a
+    ``--faults`` spec (its skew belongs to the clock, see `tui.sandbox.faults.fault_clock`).
+    `asgi` is what a server runs.
     """
 
     def __init__(
@@ -115,6 +129,7 @@ class SandboxApp:
         close_exchange: bool = True,
         max_body_bytes: int = MAX_BODY_BYTES,
         actors: ActorRunner | None = None,
+        faults: FaultSpec | None = None,
     ) -> None:
         self.exchange = exchange
         self.actors = actors
@@ -123,6 +138,8 @@ class SandboxApp:
         self.budget = CompanyTokenMeter(token_budget)
         self.stats_limiter = StatsLimiter()
         self.anonymous_limiter = AnonymousLimiter(max(ANONYMOUS_PER_IP, token_budget // 5))
+        self.replays = ReplayGuard()
+        self.faults: FaultInjector | None = FaultInjector(faults) if faults is not None else None
         self.tick_interval_s = tick_interval_s
         self.close_exchange = close_exchange
         self.max_body_bytes = max_body_bytes
@@ -140,7 +157,8 @@ class SandboxApp:
         ]
         routes.append(self._route(STATS_PATH, "GET", self._stats))
         if self.admin:
-            routes.append(self._route(ADMIN_ADVANCE_PATH, "POST", partial(advance_clock, self)))
+            admin = partial(advance_clock, self)
+            routes.append(self._route(ADMIN_ADVANCE_PATH, "POST", admin, faulty=False))
         app = Starlette(
             routes=routes,
             middleware=[Middleware(_UpperCaseMethod)],
@@ -150,11 +168,16 @@ class SandboxApp:
         app.router.redirect_slashes = False  # /v1/companies/ is not /v1/companies: 404
         return app
 
-    def _route(self, path: str, method: str, serve: Serve) -> Route:
+    def _route(self, path: str, method: str, serve: Serve, *, faulty: bool = True) -> Route:
         self._methods.setdefault(path, set()).add(method)
 
         async def endpoint(request: Request) -> Response:
-            return await self._answer(request, method, serve)
+            faults = self.faults if faulty else None
+            if faults is None:
+                return await self._answer(request, method, serve)
+            return await answer_with_faults(
+                faults, self.clock, partial(self._answer, request, method, serve)
+            )
 
         return Route(path, endpoint, methods=[method])
 
@@ -265,18 +288,24 @@ class SandboxApp:
         if self._closed:
             raise ServiceError(ErrorCode.INTERNAL, "the sandbox is shutting down")
         self.exchange.tick()
-        caller = self._caller(request, endpoint, body, received_ms)
-        if caller is None:
+        signer = self._caller(request, endpoint, body, received_ms)
+        if signer is None:
+            caller = None
             self.anonymous_limiter.admit(_client_ip(request), received_ms)
         else:
-            if endpoint.writes and caller.role == ApiRole.READER:
-                raise ServiceError.forbidden(
-                    f"this API key is read-only (role reader); {endpoint.path} writes"
-                )
+            caller, signed = signer
+            if endpoint.writes:
+                self.replays.check(signed, received_ms)
+                if caller.role == ApiRole.READER:
+                    raise ServiceError.forbidden(
+                        f"this API key is read-only (role reader); {endpoint.path} writes"
+                    )
             if endpoint.auth:
                 self.budget.charge(caller.company_id, endpoint.cost, received_ms)
             else:
                 self.budget.charge_if_available(caller.company_id, endpoint.cost, received_ms)
+            if endpoint.writes:  # it goes to the engine now: the same bytes never will again
+                self.replays.remember(signed)
         query_string: bytes = request.scope.get("query_string", b"")
         if not endpoint.writes:
             return answer(
@@ -295,8 +324,9 @@ class SandboxApp:
 
     def _caller(
         self, request: Request, endpoint: Endpoint, body: bytes, received_ms: int
-    ) -> Caller | None:
-        """The authenticated caller, None for an anonymous call where auth is optional.
+    ) -> tuple[Caller, SignedHeaders] | None:
+        """The authenticated caller and the headers it signed with; None for an anonymous
+        call where auth is optional.
 
         On the two endpoints without auth (status, supported assets) invalid credentials do
         not refuse the call: the answer just carries no identity (``auth: null``), so a client
@@ -324,7 +354,8 @@ class SandboxApp:
             if endpoint.auth:
                 raise
             return None
-        return Caller(company_id=key.company_id, key_id=key.key_id, role=ApiRole(key.role))
+        caller = Caller(company_id=key.company_id, key_id=key.key_id, role=ApiRole(key.role))
+        return caller, signed
 
     # --- public statistics ---------------------------------------------------------------------
 

@@ -1,37 +1,31 @@
-"""Who is calling, and may they: HMAC request verification and the sandbox's rate limits.
+"""Who is calling: HMAC request verification, the skew window and refusing replays.
 
-Independent pieces the HTTP layer (`tui.sandbox.http.app`) strings together:
+Independent pieces the HTTP layer (`tui.sandbox.http.app`) strings together (the limits on how
+much a caller may do are `tui.sandbox.http.limits`):
 
 - `read_signed_headers` and `authenticate`: the interface's three headers, the signed message
   ``key|timestamp|METHOD|path?query[|body]`` (built by `tui.api.signing.signing_message`, the
   client's own function) over the *raw* request target and body bytes, the hex-decoded secret
   as the HMAC key, and the 5 s timestamp window against the sandbox clock.
-- `SlidingWindowLimiter`: "at most N units in any window of W ms" per key, used both for the
-  request-token budget per company and for the public statistics limits.
-- `CompanyTokenMeter`: the request-token budget per company, the server's side of the rule the
-  client's `tui.api.budget.TokenBudget` keeps to.
-- `AnonymousLimiter` and `StatsLimiter`: the limits on unsigned calls and on the public
-  statistics endpoint (per client IP and, for statistics, for everybody).
+- `ReplayGuard`: a signed write is carried out at most once. The signature covers key,
+  timestamp, method, target and body, so the same signature again *is* the same request; while
+  its timestamp is inside the skew window it would pass every other check, so the guard
+  remembers the signatures of writes that reached the engine and refuses a second arrival
+  (401/2000, "replayed request"). Reads are not guarded: a GET changes nothing, and a desk
+  polling on a coarse clock may legitimately send the same signed read twice.
 
 Nothing here touches the network or the database, so all of it is testable on its own.
 """
 
 from __future__ import annotations
 
+import heapq
 import hmac
-from collections import deque
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from tui.api.endpoints import (
-    BUDGET_TOKENS,
-    BUDGET_WINDOW_S,
-    MAX_SKEW_MS,
-    STATS_GLOBAL_PER_MINUTE,
-    STATS_PER_IP,
-    STATS_WINDOW_S,
-)
+from tui.api.endpoints import MAX_SKEW_MS
 from tui.api.models import ApiRole, ErrorCode
 from tui.api.signing import (
     KEY_HEADER,
@@ -43,21 +37,13 @@ from tui.api.signing import (
 from tui.sandbox.engine.errors import ServiceError
 
 __all__ = [
-    "ANONYMOUS_PER_IP",
-    "ANONYMOUS_WINDOW_S",
-    "RATE_LIMIT_RESET_HEADER",
-    "AnonymousLimiter",
-    "CompanyTokenMeter",
+    "REPLAY_MARGIN_MS",
     "KeyRecord",
+    "ReplayGuard",
     "SignedHeaders",
-    "SlidingWindowLimiter",
-    "StatsLimiter",
     "authenticate",
     "read_signed_headers",
 ]
-
-RATE_LIMIT_RESET_HEADER = "X-Rate-Limit-Resets-In-Ms"
-"""Response header of a 429: milliseconds until the refused call would fit again."""
 
 _AUTH_HEADERS = (TIMESTAMP_HEADER, KEY_HEADER, SIGNATURE_HEADER)
 
@@ -155,191 +141,49 @@ def authenticate(
     return key
 
 
-class SlidingWindowLimiter:
-    """At most ``capacity`` units per key in any window of ``window_ms`` milliseconds.
+REPLAY_MARGIN_MS = 1_000
+"""How much longer than the skew window a write's signature is remembered (the wall clock
+under the sandbox clock may step back a little)."""
 
-    A spend at time t counts against its key while ``now < t + window_ms``. A spend that would
-    take the key over capacity is refused and recorded nowhere, so refused calls cost nothing.
-    Time comes from the caller (the sandbox clock), which keeps the limiter deterministic.
+
+class ReplayGuard:
+    """The signatures of signed writes that reached the engine, remembered while they could
+    still pass the skew check, so an exact replay is refused.
+
+    A request stamped ``ts`` passes the skew check until server time ``ts + max_skew_ms``; its
+    signature is kept until ``ts + max_skew_ms + margin_ms`` and then forgotten (pruned on every
+    `check`), so memory holds only the writes of the last few seconds: at most what the
+    request-token budget let through in that time.
     """
 
-    def __init__(self, capacity: int, window_ms: int) -> None:
-        if capacity <= 0 or window_ms <= 0:
-            raise ValueError("capacity and window must be positive")
-        self.capacity = capacity
-        self.window_ms = window_ms
-        self._spends: dict[Hashable, deque[tuple[int, int]]] = {}
-        self._used: dict[Hashable, int] = {}
-        self._calls = 0
+    def __init__(self, max_skew_ms: int = MAX_SKEW_MS, margin_ms: int = REPLAY_MARGIN_MS) -> None:
+        self._keep_ms = max_skew_ms + margin_ms
+        self._seen: set[tuple[str, str]] = set()
+        self._expiry: list[tuple[int, str, str]] = []  # heap of (forget at, key, signature)
 
-    def _expire(self, key: Hashable, now_ms: int) -> deque[tuple[int, int]] | None:
-        spends = self._spends.get(key)
-        if spends is None:
-            return None
-        horizon = now_ms - self.window_ms
-        while spends and spends[0][0] <= horizon:
-            self._used[key] -= spends.popleft()[1]
-        if not spends:
-            del self._spends[key]
-            del self._used[key]
-            return None
-        return spends
+    def __len__(self) -> int:
+        return len(self._seen)
 
-    def _sweep(self, now_ms: int) -> None:
-        # Keys are client IPs for the stats limit: drop the idle ones now and then.
-        for key in list(self._spends):
-            self._expire(key, now_ms)
+    def _prune(self, now_ms: int) -> None:
+        while self._expiry and self._expiry[0][0] < now_ms:
+            _, key, signature = heapq.heappop(self._expiry)
+            self._seen.discard((key, signature))
 
-    def used(self, key: Hashable, now_ms: int) -> int:
-        """Units ``key`` has spent inside the window ending at ``now_ms``."""
-        self._expire(key, now_ms)
-        return self._used.get(key, 0)
-
-    def wait_ms(self, key: Hashable, cost: int, now_ms: int) -> int:
-        """0 when ``cost`` fits now; otherwise ms until enough earlier spends have expired.
-
-        A cost larger than the whole capacity never fits; that reports one full window.
-        """
-        spends = self._expire(key, now_ms)
-        if spends is None:
-            return 0 if cost <= self.capacity else self.window_ms
-        excess = self._used[key] + cost - self.capacity
-        if excess <= 0:
-            return 0
-        if cost > self.capacity:
-            return self.window_ms
-        freed = 0
-        for at_ms, spent in spends:
-            freed += spent
-            if freed >= excess:
-                return at_ms + self.window_ms - now_ms
-        return self.window_ms  # unreachable: all spends expired frees everything
-
-    def spend(self, key: Hashable, cost: int, now_ms: int) -> None:
-        """Record a spend without checking (call `wait_ms` first)."""
-        self._calls += 1
-        if self._calls % 1024 == 0:
-            self._sweep(now_ms)
-        spends = self._spends.setdefault(key, deque())
-        # Keep the deque ordered even if the wall clock under the sandbox clock stepped back.
-        at_ms = max(now_ms, spends[-1][0]) if spends else now_ms
-        spends.append((at_ms, cost))
-        self._used[key] = self._used.get(key, 0) + cost
-
-    def try_spend(self, key: Hashable, cost: int, now_ms: int) -> int:
-        """Spend ``cost`` if it fits and return 0, else spend nothing and return the wait in ms."""
-        wait = self.wait_ms(key, cost, now_ms)
-        if wait == 0:
-            self.spend(key, cost, now_ms)
-        return wait
-
-
-def _rate_limited(message: str, wait_ms: int) -> ServiceError:
-    return ServiceError(
-        ErrorCode.RATE_LIMITED,
-        message,
-        headers={RATE_LIMIT_RESET_HEADER: str(max(1, wait_ms))},
-    )
-
-
-class CompanyTokenMeter:
-    """The request-token budget as the server meters it: ``tokens`` per company per sliding
-    ``window_s`` seconds, a call over it refused with 429/5000.
-
-    The server's side of the rule the client's `tui.api.budget.TokenBudget` keeps to (that one
-    waits before sending; this one counts what arrives). One budget per company whatever key or
-    address it calls from, as the contract says. ``tokens`` is configurable only so a benchmark
-    can measure the server without being throttled; the interface's value is `BUDGET_TOKENS`.
-    """
-
-    def __init__(self, tokens: int = BUDGET_TOKENS, window_s: float = BUDGET_WINDOW_S) -> None:
-        self._limiter = SlidingWindowLimiter(tokens, round(window_s * 1000))
-
-    @property
-    def tokens(self) -> int:
-        """Tokens per window."""
-        return self._limiter.capacity
-
-    def charge(self, company_id: str, cost: int, now_ms: int) -> None:
-        """Charge ``cost`` tokens to the company, or refuse with 429/5000 and charge nothing."""
-        wait = self._limiter.try_spend(company_id, cost, now_ms)
-        if wait:
-            raise _rate_limited(
-                f"request-token budget exhausted: this call costs {cost} of "
-                f"{self._limiter.capacity} tokens per {self._limiter.window_ms // 1000} s; "
-                f"retry in {wait} ms",
-                wait,
+    def check(self, signed: SignedHeaders, now_ms: int) -> None:
+        """Refuse (401/2000) a write whose exact signed request has been carried out already."""
+        self._prune(now_ms)
+        if (signed.api_key, signed.signature) in self._seen:
+            raise _unauthenticated(
+                "replayed request: this exact signed request (same key, timestamp, signature "
+                "and body) was already received; sign every request afresh"
             )
 
-    def charge_if_available(self, company_id: str, cost: int, now_ms: int) -> bool:
-        """Charge ``cost`` when the budget has it; never refuse. True when it was charged.
-
-        For the two liveness endpoints (status, supported assets): they cost their tokens like
-        any call, but a spent budget must not make a desk's liveness check fail exactly when
-        the desk is busiest.
-        """
-        return self._limiter.try_spend(company_id, cost, now_ms) == 0
-
-    def used(self, company_id: str, now_ms: int) -> int:
-        """Tokens the company has spent inside the current window."""
-        return self._limiter.used(company_id, now_ms)
-
-
-ANONYMOUS_PER_IP = 20
-"""Unsigned (or unverifiable) calls to status / supported assets per client address..."""
-ANONYMOUS_WINDOW_S = 10.0
-"""... per this many seconds; past it, 429 with ``X-Rate-Limit-Resets-In-Ms``."""
-
-
-class AnonymousLimiter:
-    """The limit on calls without a valid signature (only status and supported assets take
-    them): `ANONYMOUS_PER_IP` per client address per `ANONYMOUS_WINDOW_S`, so nobody can use
-    the two open endpoints to keep the engine busy for free."""
-
-    def __init__(
-        self, per_ip: int = ANONYMOUS_PER_IP, window_s: float = ANONYMOUS_WINDOW_S
-    ) -> None:
-        self._per_ip = SlidingWindowLimiter(per_ip, round(window_s * 1000))
-
-    def admit(self, client_ip: str, now_ms: int) -> None:
-        """Count one anonymous call from ``client_ip``, or refuse with 429/5000 counting nothing."""
-        wait = self._per_ip.try_spend(client_ip, 1, now_ms)
-        if wait:
-            raise _rate_limited(
-                f"unsigned requests are limited to {self._per_ip.capacity} per "
-                f"{self._per_ip.window_ms // 1000} s per address; sign the request or retry "
-                f"in {wait} ms",
-                wait,
+    def remember(self, signed: SignedHeaders) -> None:
+        """Record a write that passed every check and goes to the engine now."""
+        entry = (signed.api_key, signed.signature)
+        if entry not in self._seen:
+            self._seen.add(entry)
+            heapq.heappush(
+                self._expiry,
+                (signed.timestamp_ms + self._keep_ms, signed.api_key, signed.signature),
             )
-
-
-class StatsLimiter:
-    """The public statistics endpoint's limits: per client IP and for all callers together."""
-
-    def __init__(
-        self,
-        per_ip: int = STATS_PER_IP,
-        per_ip_window_s: float = STATS_WINDOW_S,
-        global_per_minute: int = STATS_GLOBAL_PER_MINUTE,
-    ) -> None:
-        self._per_ip = SlidingWindowLimiter(per_ip, round(per_ip_window_s * 1000))
-        self._global = SlidingWindowLimiter(global_per_minute, 60_000)
-
-    def admit(self, client_ip: str, now_ms: int) -> None:
-        """Count one request from ``client_ip``, or refuse with 429/5000 counting nothing."""
-        ip_wait = self._per_ip.wait_ms(client_ip, 1, now_ms)
-        if ip_wait:
-            raise _rate_limited(
-                f"public statistics limit: {self._per_ip.capacity} requests per "
-                f"{self._per_ip.window_ms // 1000} s per address; retry in {ip_wait} ms",
-                ip_wait,
-            )
-        global_wait = self._global.wait_ms(None, 1, now_ms)
-        if global_wait:
-            raise _rate_limited(
-                f"public statistics limit: {self._global.capacity} requests per minute "
-                f"in all; retry in {global_wait} ms",
-                global_wait,
-            )
-        self._per_ip.spend(client_ip, 1, now_ms)
-        self._global.spend(None, 1, now_ms)

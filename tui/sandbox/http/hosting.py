@@ -4,6 +4,16 @@
 works and the real port is known before the first request). `serve` runs one until SIGINT or
 SIGTERM. `BackgroundSandbox` runs all of that on a thread of its own, for tests and for a desk
 that brings its own sandbox along.
+
+Two things of uvicorn's are set on purpose:
+
+- Proxy headers. uvicorn believes ``X-Forwarded-For`` from 127.0.0.1 by default, which on a
+  loopback server means from every client: anybody could pick the address the per-address
+  limits count and the admin door checks. Here they are off unless ``trusted_proxies`` names
+  the proxies (addresses or networks) whose forwarded-for header is believed.
+- The HTTP protocol: uvicorn's h11 protocol, extended so every request's scope carries a way
+  to close its connection (`tui.sandbox.http.replies.DROP_CONNECTION`), which the ``--faults``
+  drops need (an ASGI app alone cannot close a connection without sending an answer).
 """
 
 from __future__ import annotations
@@ -13,16 +23,18 @@ import contextlib
 import signal
 import socket
 import threading
-from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from tui.api.endpoints import BUDGET_TOKENS
 from tui.sandbox.engine.clock import SandboxClock
 from tui.sandbox.http.app import TICK_INTERVAL_S, SandboxApp
+from tui.sandbox.http.replies import DROP_CONNECTION
 
 if TYPE_CHECKING:
     from tui.sandbox.actors.profiles import ActorConfig
     from tui.sandbox.engine.exchange import Exchange
+    from tui.sandbox.faults import FaultSpec
 
 __all__ = ["BackgroundSandbox", "SandboxServer", "bind_socket", "serve"]
 
@@ -66,11 +78,29 @@ def _uvicorn_server_class() -> Any:
     return QuietServer
 
 
+def _droppable_protocol_class() -> Any:
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class DroppableH11Protocol(H11Protocol):
+        """uvicorn's h11 protocol whose requests can close their connection unanswered.
+
+        The closer goes into the connection's copy of the lifespan state, which uvicorn copies
+        into every request scope as ``state``.
+        """
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self.app_state = {**self.app_state, DROP_CONNECTION: transport.close}
+
+    return DroppableH11Protocol
+
+
 class SandboxServer:
     """The sandbox app under uvicorn on a pre-bound socket, in the current event loop.
 
     ``actor_config`` switches the simulated counterparties on (None: a quiet market, as tests
-    want it); the other options are those of `SandboxApp`.
+    want it); ``trusted_proxies`` are the proxies whose ``X-Forwarded-For`` is believed (none:
+    the client is the TCP peer); the other options are those of `SandboxApp`.
 
     ``await start()`` returns once the server accepts connections (`base_url` is then final);
     ``await wait()`` serves until a signal or `request_stop`; ``await stop()`` shuts down
@@ -91,6 +121,8 @@ class SandboxServer:
         log_level: str = "warning",
         access_log: bool = False,
         actor_config: ActorConfig | None = None,
+        trusted_proxies: Sequence[str] = (),
+        faults: FaultSpec | None = None,
     ) -> None:
         actors = None
         if actor_config is not None:
@@ -105,7 +137,9 @@ class SandboxServer:
             tick_interval_s=tick_interval_s,
             close_exchange=close_exchange,
             actors=actors,
+            faults=faults,
         )
+        self.trusted_proxies = tuple(trusted_proxies)
         self.host = host
         self._requested_port = port
         self._log_level = log_level
@@ -135,6 +169,9 @@ class SandboxServer:
             access_log=self._access_log,
             timeout_graceful_shutdown=5,
             server_header=False,
+            http=_droppable_protocol_class(),
+            proxy_headers=bool(self.trusted_proxies),
+            forwarded_allow_ips=list(self.trusted_proxies),
         )
         self._server = _uvicorn_server_class()(config)
         self._task = asyncio.get_running_loop().create_task(self._server.serve(sockets=[sock]))
