@@ -32,7 +32,9 @@ from tui.api.models import (
     AcceptQuoteRequest,
     MakerLastLookRequest,
     MakerLastLookResponse,
+    Page,
     PendingSettlementPool,
+    Quote,
     QuoteAcceptResponse,
     ReplaceQuoteRequest,
     RequestAction,
@@ -148,7 +150,9 @@ async def test_the_taker_accepts_only_after_the_confirmation() -> None:
             address=POOL_ADDRESS,
         ),
     )
-    client = FakeClient(quotes_accept=answer)
+    # On y the quote is looked at again on the venue (issue 9): unchanged, so it is taken.
+    fresh = Page[Quote](result=[quote(new_pool_name="DESK-ALPHA", quote_status="open")])
+    client = FakeClient(quotes_accept=answer, quotes_received=fresh)
     host = RoleHost(client, book=taker_book())
     async with host.run_test(size=SIZE) as pilot:
         # Backing out sends nothing.
@@ -170,10 +174,11 @@ async def test_the_taker_accepts_only_after_the_confirmation() -> None:
         await settle(host, pilot)
 
     assert client.calls == [
+        ("quotes_received", {"id": QUOTE_ID}),
         (
             "quotes_accept",
             AcceptQuoteRequest(parent_quote_id=QUOTE_ID, rfq_id=RFQ_ID, side=TradeSide.BUY),
-        )
+        ),
     ]
     (outcome,) = host.outcomes
     assert outcome.kind is ActionKind.ACCEPT_QUOTE and outcome.ok and outcome.money

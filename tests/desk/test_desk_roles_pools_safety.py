@@ -33,9 +33,8 @@ from tui.api.models import NewTransferRequest, SubmitPermitRequest, TransferType
 from tui.api.permits import wallet_address
 from tui.desk.book import DepositHint, DeskBook
 from tui.desk.clearing import Role
-from tui.desk.messages import ActionKind, RecordIds, Topic
+from tui.desk.messages import ActionKind, KillReport, RecordIds, Topic
 from tui.desk.roles.pools import MONEY_MOVES
-from tui.desk.roles.safety import KillReport
 from tui.desk.screens.confirm import ConfirmScreen
 from tui.desk.screens.permit import PermitScreen
 

@@ -21,7 +21,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.containers import Horizontal
 from textual.screen import ModalScreen, Screen
@@ -55,9 +55,12 @@ from tui.desk.roles.safety import SafetyRole
 from tui.desk.roles.taker import TakerRole
 from tui.desk.screens.help import HelpScreen
 from tui.desk.screens.new_rfq import NewRfqScreen
+from tui.desk.screens.record import RowScreen
 from tui.desk.session import Connection, Connector, SessionError
 from tui.desk.themes import BUILTIN_THEMES, DESK_VARIABLES, load_user_themes, pick_theme
+from tui.desk.widgets.attention import Attention
 from tui.desk.widgets.blotter import Blotter
+from tui.desk.widgets.common.keyed_table import KeyedTable
 from tui.desk.widgets.market_stats import MarketStatsPane
 from tui.desk.widgets.pools import PoolsPane
 from tui.desk.widgets.portfolio_header import PortfolioHeader
@@ -69,6 +72,11 @@ from tui.desk.widgets.trade_tracker import TradeTracker
 from tui.paths import data_dir
 
 Clock = Callable[[], datetime]
+
+SHORT = 36
+"""Terminals with fewer rows share the Trade tab's height between the inbox and the rest."""
+NARROW = 120
+"""Terminals with fewer columns show the tracker and the ticket (or board) in turns."""
 
 
 class DeskApp(App[None]):
@@ -131,8 +139,10 @@ class DeskApp(App[None]):
     # -- layout -----------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        """Header, the four tabs, status bar, footer."""
-        yield PortfolioHeader(id="header")
+        """Header (and what waits for me next to it), the four tabs, status bar, footer."""
+        with Horizontal(id="top"):
+            yield PortfolioHeader(id="header")
+            yield Attention(self.book, self.clock, id="attention")
         with TabbedContent(initial="trade", id="tabs"):
             with TabPane("1 Trade", id="trade"):
                 yield RfqInbox(self.book, self.clock, id="inbox")
@@ -160,6 +170,7 @@ class DeskApp(App[None]):
         self.theme_changed_signal.subscribe(self, lambda _theme: self.panes.restyle())
         self.set_interval(1.0, self._tick_freshness, name="pane-ages")
         self._tick_freshness()
+        self._fit_terminal(self.size.width, self.size.height)
         self.query_one("#inbox-table").focus()
         self._connect()
 
@@ -286,6 +297,13 @@ class DeskApp(App[None]):
         elif isinstance(ask, PoolsPane.CreatePool):
             self.action_create_pool()
 
+    @on(KeyedTable.ViewRow)
+    def _view_row(self, ask: KeyedTable.ViewRow) -> None:
+        """``v`` on a table row: every cell of it, whole."""
+        titles = (getattr(node, "border_title", None) for node in ask.table.ancestors_with_self)
+        title = next((t for t in titles if t), None) or "Row"
+        self.push_screen(RowScreen(str(title), ask.fields))
+
     def _pools_problem(self, problem: str) -> None:
         if problem:
             self.query_one(PoolsPane).show_error(problem)
@@ -340,6 +358,58 @@ class DeskApp(App[None]):
             self.action_show_tab("trade")
         self.query_one("#inbox-table").focus()
 
+    # -- any terminal -----------------------------------------------------------------------
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Lay the Trade tab out for the terminal (see `SHORT` and `NARROW`)."""
+        self._fit_terminal(event.size.width, event.size.height)
+
+    def _fit_terminal(self, width: int, height: int) -> None:
+        screen = self.screen if not isinstance(self.screen, ModalScreen) else self.screen_stack[0]
+        screen.set_class(height < SHORT, "-short")
+        screen.set_class(width < NARROW, "-narrow")
+        self.refresh_bindings()
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """On a narrow terminal the tracker shows while it has the focus, else the ticket."""
+        main = self.screen_stack[0]
+        if not any(node is main for node in event.widget.ancestors):
+            return  # a modal's field (or one already gone): the panes behind stay as they are
+        tracker = self.query_one(TradeTracker)
+        lower = self.query_one("#trade-lower")
+        lower.set_class(event.widget is tracker or tracker in event.widget.ancestors, "-tracker")
+
+    def action_show_tracker(self) -> None:
+        """Show the trades in clearing (on a narrow terminal they take turns with the ticket)."""
+        self.action_show_tab("trade")
+        self.query_one("#trade-lower").add_class("-tracker")
+        self.screen.set_focus(self.query_one(TradeTracker).options)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``t`` (the tracker) is offered only where the tracker can be out of sight."""
+        if action == "show_tracker":
+            return self.screen_stack[0].has_class("-narrow")
+        return True
+
+    async def on_event(self, event: events.Event) -> None:
+        """``g`` goes to the trade that waits for me wherever the focus is, a text field too.
+
+        While a last look or a deposit approval waits, ``g`` is taken before the focused
+        widget sees it (a text field would type it), and the focus moves to the tracker at
+        once, so the ``a``/``r``/``p`` typed right after it answer there. While nothing waits,
+        or a modal is open, ``g`` is left to whoever has the focus.
+        """
+        if (
+            isinstance(event, events.Key)
+            and event.key == "g"
+            and not event.is_forwarded
+            and not isinstance(self.screen, ModalScreen)
+            and self.book.needs_me()
+        ):
+            self.action_next_action()
+            return
+        await super().on_event(event)
+
     def action_next_action(self) -> None:
         """Go to the most urgent trade waiting for me."""
         waiting = self.book.needs_me()
@@ -349,7 +419,8 @@ class DeskApp(App[None]):
         self.action_show_tab("trade")
         tracker = self.query_one(TradeTracker)
         tracker.select(waiting[0].key)
-        tracker.options.focus()
+        # At once, not after a refresh: the next key typed (a, r, p) must land in the tracker.
+        self.screen.set_focus(tracker.options)
 
     def action_refresh(self) -> None:
         """Poll everything now (within the budget)."""

@@ -1,9 +1,12 @@
 """The desk's picture of the venue: the latest snapshot of every topic, joined up for the panes.
 
 The feed's snapshots and the actions' outcomes are filed here through one path
-(`DeskBook.apply`); panes read from here. Nothing in this module touches the network or a
-widget: it is plain data and the joins a trader needs (company names, the pool of a quote,
-which trades wait for *me*, what a permit must allow).
+(`DeskBook.apply`); panes read from here. The answer to my own action (an accept, a last look,
+a quote sent or pulled, an RFQ cancelled, the kill switch) is filed at once, so every pane
+that shows the record moves on without waiting for the next poll, which then confirms it.
+Nothing in this module touches the network or a widget: it is plain data and the joins a
+trader needs (company names, the pool of a quote, which trades wait for *me*, what a permit
+must allow).
 """
 
 from __future__ import annotations
@@ -13,8 +16,15 @@ from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from typing import TypeVar
 
+from tui.api.lifecycle import (
+    QuoteState,
+    clearing_is_booked,
+    clearing_is_final,
+    clearing_is_rejected,
+)
 from tui.api.models import (
     RFQ,
+    ClearingEvent,
     Company,
     MakerLastLookResponse,
     MarketStats,
@@ -23,6 +33,7 @@ from tui.api.models import (
     Position,
     Quote,
     QuoteAcceptResponse,
+    RFQStatus,
     SettlementPool,
     SupportedAssetDetails,
     Trade,
@@ -30,10 +41,12 @@ from tui.api.models import (
 )
 from tui.desk.clearing import NextStep, Role, TrackedTrade, quote_is_open, track
 from tui.desk.messages import (
+    ActionKind,
     ActionOutcome,
     AssetsUpdated,
     ClockSynced,
     CompaniesUpdated,
+    KillReport,
     PoolsUpdated,
     PositionsUpdated,
     QuotesUpdated,
@@ -121,12 +134,18 @@ class DeskBook:
         elif isinstance(change, ClockSynced):
             if change.company_id and self.me is None:
                 self.me = change.company_id
-        elif isinstance(change, ActionOutcome) and change.ok:
+        elif isinstance(change, ActionOutcome) and (
+            change.ok or isinstance(change.record, KillReport)
+        ):
+            # A kill switch that failed in part still cancelled what it reports.
             self._file_outcome(change)
 
     def _file_outcome(self, outcome: ActionOutcome) -> None:
+        """What the venue answered to my own action, filed at once (the next poll confirms)."""
         record = outcome.record
         quote_id = outcome.ids.quote_id
+        rfq_id = outcome.ids.rfq_id
+        kind = outcome.kind
         if isinstance(record, RFQ):
             self.filed_rfqs[record.rfq_id] = record
             self.rfqs_sent[record.rfq_id] = record
@@ -136,11 +155,76 @@ class DeskBook:
                 amount=record.pending_deposits_sum_qty,
                 pool_address=pending.address if pending else None,
             )
+            self._move_on(self.quotes_received, quote_id, str(record.new_clearing_status), outcome)
+            self._rfq_moves_on(self.rfqs_sent, rfq_id, str(record.new_clearing_status))
         elif isinstance(record, MakerLastLookResponse) and quote_id is not None:
             self.deposit_hints[quote_id] = DepositHint(
                 amount=record.pending_deposits_sum_qty,
                 pool_address=record.settlement_pool_address,
             )
+            self._move_on(self.quotes_sent, quote_id, str(record.new_clearing_status), outcome)
+            self._rfq_moves_on(self.rfqs_received, rfq_id, str(record.new_clearing_status))
+        elif isinstance(record, Quote):
+            self.quotes_sent[record.parent_quote_id] = record
+            if quote_id is not None:  # the quote it replaced
+                self._quote_state(self.quotes_sent, quote_id, QuoteState.REPLACED)
+        elif isinstance(record, KillReport):
+            if record.quotes_cancelled:
+                for quote in list(self.quotes_sent.values()):
+                    if _state(quote) in (None, QuoteState.OPEN) and quote.clearing_status is None:
+                        self._quote_state(self.quotes_sent, quote.parent_quote_id, "canceled")
+            for cancelled in record.rfqs_cancelled:
+                self._rfq_status(cancelled, RFQStatus.CANCELED)
+        elif kind is ActionKind.CANCEL_QUOTE and quote_id is not None:
+            self._quote_state(self.quotes_sent, quote_id, QuoteState.CANCELED)
+        elif kind is ActionKind.CANCEL_RFQ and rfq_id is not None:
+            self._rfq_status(rfq_id, RFQStatus.CANCELED)
+
+    def _move_on(
+        self, store: dict[str, Quote], quote_id: str, status: str, outcome: ActionOutcome
+    ) -> None:
+        """A quote's trade reached ``status`` (the answer to an accept or a last look)."""
+        quote = store.get(quote_id)
+        if quote is None:
+            return
+        when = outcome.at or (
+            quote.clearing_events[-1].created_at if quote.clearing_events else None
+        )
+        events = list(quote.clearing_events)
+        if when is not None:
+            events.append(
+                ClearingEvent(
+                    rfq_id=quote.target_rfq_id,
+                    parent_quote_id=quote_id,
+                    status=status,
+                    created_at=when,
+                    taker_side=outcome.side
+                    or next((e.taker_side for e in events if e.taker_side), None),
+                )
+            )
+        state = QuoteState.FAILED if clearing_is_rejected(status) else QuoteState.ACCEPTED
+        if clearing_is_booked(status):
+            state = QuoteState.FILLED
+        store[quote_id] = quote.model_copy(
+            update={"clearing_status": status, "clearing_events": events, "quote_status": state}
+        )
+
+    def _rfq_moves_on(self, store: dict[str, RFQ], rfq_id: str | None, status: str) -> None:
+        rfq = store.get(rfq_id) if rfq_id else None
+        if rfq is not None and rfq_id is not None:
+            store[rfq_id] = rfq.model_copy(update={"clearing_status": status})
+
+    def _rfq_status(self, rfq_id: str, status: RFQStatus) -> None:
+        rfq = self.rfqs_sent.get(rfq_id)
+        if rfq is not None:
+            self.rfqs_sent[rfq_id] = rfq.model_copy(update={"rfq_status": status})
+            self.filed_rfqs.pop(rfq_id, None)
+
+    @staticmethod
+    def _quote_state(store: dict[str, Quote], quote_id: str, state: str) -> None:
+        quote = store.get(quote_id)
+        if quote is not None:
+            store[quote_id] = quote.model_copy(update={"quote_status": state})
 
     # -- names ------------------------------------------------------------------------------
 
@@ -214,6 +298,20 @@ class DeskBook:
                 return quote
         return None
 
+    def clearing_on(self, rfq_id: str) -> tuple[str, str | None] | None:
+        """My trade on one of my RFQs that is still clearing: its status and maker, or None.
+
+        While one clears, the venue refuses any other accept on the RFQ.
+        """
+        for quote in self.quotes_received.values():
+            status = quote.clearing_status
+            if quote.target_rfq_id == rfq_id and status and not clearing_is_final(status):
+                return str(status), quote.maker_company
+        rfq = self.rfqs_sent.get(rfq_id)
+        if rfq is not None and rfq.clearing_status and not clearing_is_final(rfq.clearing_status):
+            return str(rfq.clearing_status), None
+        return None
+
     def live_quotes(self, now: datetime) -> list[Quote]:
         """Every open quote this company has out."""
         return [q for q in self.quotes_sent.values() if quote_is_open(q, now)]
@@ -266,6 +364,12 @@ def _refill(store: dict[str, Record], records: dict[str, Record]) -> None:
     """Replace a store's records in place (panes hold the store itself)."""
     store.clear()
     store.update(records)
+
+
+def _state(quote: Quote) -> str | None:
+    """The venue's ``quote_status`` of a quote, when it says."""
+    state = (quote.model_extra or {}).get("quote_status")
+    return state if isinstance(state, str) else None
 
 
 def _decimal(value: object) -> Decimal | None:

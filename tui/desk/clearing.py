@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal
 from enum import StrEnum
 
@@ -50,6 +50,10 @@ STEP_NAMES: dict[str, str] = {
     ClearingStatus.PENDING_ATOMIC_DEPOSIT: "settling",
     ClearingStatus.SUCCESS_TRADES_BOOKED_INTO_POOL: "booked",
 }
+DEPOSIT_APPROVAL = timedelta(seconds=120)
+"""How long the venue waits for a deposit approval (a permit) before it rejects the trade:
+the venue's documented window (contract.md leaves it open; the sandbox documents 120 s)."""
+
 _ALWAYS = {ClearingStatus.PENDING_MAKER_LAST_LOOK, ClearingStatus.SUCCESS_TRADES_BOOKED_INTO_POOL}
 
 
@@ -169,6 +173,8 @@ def track(quote: Quote, role: Role, rfq: RFQ | None) -> TrackedTrade:
         role is Role.TAKER and status == ClearingStatus.PENDING_TAKER_DEPOSIT_APPROVAL
     ):
         next_step = NextStep.APPROVE_DEPOSIT
+        reached = next((e.created_at for e in quote.clearing_events if e.status == status), None)
+        deadline = reached + DEPOSIT_APPROVAL if reached is not None else None
     accepted_at = quote.clearing_events[0].created_at if quote.clearing_events else None
     return TrackedTrade(
         quote=quote,

@@ -20,7 +20,9 @@ shows them. The environment overrides the file, per field of the selected profil
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -168,3 +170,56 @@ def resolve_profile(
         return Profile.model_validate(values)
     except ValidationError as error:
         raise ConfigError(f"profile {chosen!r}: {_field_errors(error)}") from None
+
+
+_THEME_LINE = re.compile(
+    r"""^(?P<lead>\s*theme\s*=\s*)(?P<value>"(?:[^"\\]|\\.)*"|'[^']*')(?P<tail>\s*(?:\#.*)?)$"""
+)
+
+
+def remember_theme(
+    theme: str, path: Path | None = None, env: Mapping[str, str] | None = None
+) -> Path:
+    """Write ``theme = "<theme>"`` into the config file and change nothing else in it.
+
+    The file is edited as text, never re-serialised: the other settings, the comments, the
+    order and every secret stay exactly as the user wrote them (nothing else is written). An
+    existing top-level ``theme`` line keeps its trailing comment; otherwise the line goes
+    before the first table. A file that would no longer parse is left alone (`ConfigError`).
+    """
+    path = path or default_config_path(env)
+    try:
+        text = path.read_text(encoding="utf-8") if path.exists() else ""
+    except OSError as error:
+        raise ConfigError(f"{path}: {error}") from None
+    value = json.dumps(theme)  # a TOML basic string: quotes and backslashes escaped
+    lines = text.splitlines(keepends=True)
+    first_table = next(
+        (i for i, line in enumerate(lines) if line.lstrip().startswith("[")), len(lines)
+    )
+    for index in range(first_table):
+        found = _THEME_LINE.match(lines[index].rstrip("\r\n"))
+        if found:
+            ending = lines[index][len(lines[index].rstrip("\r\n")) :] or "\n"
+            lines[index] = f"{found['lead']}{value}{found['tail']}{ending}"
+            break
+    else:
+        if lines and not lines[-1].endswith("\n"):
+            lines[-1] += "\n"
+        lines.insert(first_table, f"theme = {value}\n")
+    updated = "".join(lines)
+    try:
+        if tomllib.loads(updated).get("theme") != theme:
+            raise ConfigError(f"{path}: cannot place the theme line")
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: {error}") from None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(path.name + ".tmp")
+        temporary.write_text(updated, encoding="utf-8")
+        if path.exists():
+            os.chmod(temporary, path.stat().st_mode)
+        os.replace(temporary, path)
+    except OSError as error:
+        raise ConfigError(f"{path}: {error}") from None
+    return path

@@ -14,6 +14,7 @@ DESK_BINDINGS: list[BindingType] = [
     Binding("g", "next_action", "Next action"),
     Binding("ctrl+g", "next_action", "Next action", show=False, priority=True),
     Binding("ctrl+n", "new_rfq", "New RFQ", show=False, priority=True),
+    Binding("t", "show_tracker", "Tracker"),
     Binding("e", "export", "Export CSV"),
     Binding("f5", "refresh", "Refresh"),
     Binding("question_mark,f1", "help", "Help"),
@@ -46,6 +47,7 @@ PALETTE: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ("Kill switch", "Cancel all quotes and open RFQs (asks first)", "kill_switch", ()),
     ("Export CSV", "Trades and transfers of the view", "export", ()),
     ("Next action", "Go to the trade waiting for you", "next_action", ()),
+    ("Trades in clearing", "Show the clearing tracker", "show_tracker", ()),
     ("Refresh all", "Poll everything now", "refresh", ()),
     ("Create pool", "Open a settlement pool", "create_pool", ()),
     *(

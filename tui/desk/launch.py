@@ -1,8 +1,10 @@
 """Start the desk from the command line: pick the profile (or the sandbox), then run the app.
 
 ``rfq-desk`` with no profile configured runs on the built-in sandbox; ``rfq-desk --profile NAME``
-opens a configured venue. Configuration problems are reported in one line on stderr, before the
-terminal is taken over.
+opens a configured venue. Configuration problems, and a ``--theme`` that names no theme, are
+reported in one line on stderr, before the terminal is taken over. A theme picked during the
+session (the command palette's "Change theme") is written to the config file when the desk
+closes, so the next start opens with it.
 """
 
 from __future__ import annotations
@@ -10,7 +12,16 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tui.desk.config import ConfigError, load_config, resolve_profile
+from textual.theme import BUILTIN_THEMES as TEXTUAL_THEMES
+
+from tui.desk.config import ConfigError, load_config, remember_theme, resolve_profile, theme_dirs
+from tui.desk.themes import BUILTIN_THEMES, load_user_themes, pick_theme
+
+
+def known_themes() -> list[str]:
+    """Every theme the desk can open with: its own, the user's files, and Textual's."""
+    user = load_user_themes(theme_dirs()).themes
+    return sorted({*BUILTIN_THEMES, *user, *TEXTUAL_THEMES})
 
 
 def run_desk(
@@ -23,11 +34,30 @@ def run_desk(
     except ConfigError as error:
         print(f"rfq-desk: {error}", file=sys.stderr)
         return 2
+    themes = known_themes()
+    if theme is not None and theme not in themes:
+        print(
+            f"rfq-desk: no theme named {theme!r}; the themes are: {', '.join(themes)}",
+            file=sys.stderr,
+        )
+        return 2
+    wanted = theme or config.theme
+    if wanted is not None and wanted not in themes:
+        print(
+            f"rfq-desk: the configured theme {wanted!r} is unknown; using the default",
+            file=sys.stderr,
+        )
 
     from tui.desk.app import DeskApp
     from tui.desk.session import Connector, ProfileConnector, SandboxConnector
 
     connector: Connector = SandboxConnector(data) if chosen is None else ProfileConnector(chosen)
-    app = DeskApp(connector, theme=theme or config.theme)
+    app = DeskApp(connector, theme=wanted)
+    opened_with = pick_theme(wanted, app.available_themes)
     app.run()
+    if app.theme != opened_with:
+        try:
+            remember_theme(app.theme)
+        except ConfigError as error:
+            print(f"rfq-desk: the theme was not kept: {error}", file=sys.stderr)
     return 0

@@ -272,6 +272,28 @@ class RecordIds:
 
 
 @dataclass
+class KillReport:
+    """What the kill switch managed: quotes pulled, RFQs cancelled, and what failed."""
+
+    quotes_cancelled: bool = False
+    rfqs_cancelled: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Everything was cancelled."""
+        return self.quotes_cancelled and not self.failures
+
+    def summary(self) -> str:
+        """One line for the toast."""
+        quotes = "all quotes pulled" if self.quotes_cancelled else "quotes NOT pulled"
+        text = f"{quotes}; {len(self.rfqs_cancelled)} RFQ(s) cancelled"
+        if self.failures:
+            text += f"; failed: {'; '.join(self.failures[:3])}"
+        return text
+
+
+@dataclass
 class ActionOutcome(Message):
     """How a user action ended: what the venue returned, or why it did not happen.
 
@@ -281,7 +303,9 @@ class ActionOutcome(Message):
     reached the venue: no wallet, a file that could not be written). ``refresh`` names the
     polls the action changed and ``money`` that it moved money, so the feed looks again
     early. ``form`` is the screen that asked and waits for this answer, if one does;
-    ``crashed`` marks an unexpected failure (already reported as a failed worker).
+    ``crashed`` marks an unexpected failure (already reported as a failed worker). ``at`` is
+    when the answer came (venue time) and ``side`` the side an accept took: the book files the
+    trade from the answer with them.
     """
 
     kind: ActionKind
@@ -294,6 +318,8 @@ class ActionOutcome(Message):
     money: bool = False
     form: object = None
     crashed: bool = False
+    at: datetime | None = None
+    side: str | None = None
 
     @property
     def ok(self) -> bool:

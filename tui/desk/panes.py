@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar
 
 from textual.app import App
+from textual.markup import escape
 from textual.widgets import ContentSwitcher, Input
 
 from tui.api.models import RFQ
@@ -42,7 +43,9 @@ from tui.desk.messages import (
     TradesUpdated,
     TransfersUpdated,
 )
+from tui.desk.roles.refusals import refusal_words
 from tui.desk.screens.new_rfq import NewRfqScreen
+from tui.desk.widgets.attention import Attention
 from tui.desk.widgets.blotter import Blotter
 from tui.desk.widgets.common import fmt
 from tui.desk.widgets.common.keyed_table import KeyedTable
@@ -284,7 +287,7 @@ class DeskPanes:
         if outcome.ok:
             self.app.notify(outcome.summary, title=kind.words)
         else:
-            self.app.notify(outcome.problem, title=f"{kind.words} failed", severity="error")
+            self.app.notify(_refusal_toast(outcome), title=f"{kind.words} failed", severity="error")
         panes: tuple[ShowsOutcomes, ...] = (
             self.app.query_one(QuoteTicket),
             self.app.query_one(QuoteBoard),
@@ -294,6 +297,8 @@ class DeskPanes:
         for pane in panes:
             if kind in pane.OUTCOMES:
                 pane.show_outcome(outcome)
+        if outcome.ok or kind is ActionKind.KILL_SWITCH:
+            await self.records_moved(outcome)
         if outcome.ok and kind in QuoteTicket.OUTCOMES:
             # Back to the inbox: the next RFQ, or g for the next action, is one key away.
             self.app.query_one("#inbox-table").focus()
@@ -301,6 +306,21 @@ class DeskPanes:
             status = str(getattr(outcome.record, "new_clearing_status", ""))
             if status == "pending_taker_deposit_approval":
                 self.app.notify("approve the deposit: press g, then p", title="Your move")
+
+    async def records_moved(self, outcome: ActionOutcome) -> None:
+        """My action's answer, filed in the book: every pane that shows the record, at once.
+
+        The inbox, the ticket or board, and the tracker (which follows the trade an accept or
+        a last look moved on); the next poll only confirms what they show.
+        """
+        self._redraw_inbox()
+        await self.show_selected_rfq()
+        tracker = self.app.query_one(TradeTracker)
+        tracker.refresh_trades()
+        quote_id = outcome.ids.quote_id
+        if quote_id is not None and outcome.kind in (ActionKind.ACCEPT_QUOTE, ActionKind.LAST_LOOK):
+            tracker.select(quote_id)
+        self._announce_waiting()
 
     # -- the bell ---------------------------------------------------------------------------
 
@@ -315,6 +335,7 @@ class DeskPanes:
         self.app.notify(f"new RFQ from {names or 'a taker'}", title="RFQ in")
 
     def _announce_waiting(self) -> None:
+        self.app.query_one(Attention).tick()
         waiting = {t.key: t for t in self.book.needs_me()}
         fresh = [t for key, t in waiting.items() if key not in self._waiting_on_me]
         self._waiting_on_me = set(waiting)
@@ -326,3 +347,11 @@ class DeskPanes:
                 title="Your move",
                 severity="warning",
             )
+
+
+def _refusal_toast(outcome: ActionOutcome) -> str:
+    """Why an action failed, in words; the venue's raw status and code on a dim second line."""
+    if outcome.error is None or not outcome.error.status:
+        return escape(outcome.problem)
+    words, detail = refusal_words(outcome.error)
+    return f"{escape(words)}\n[dim]{escape(detail)}[/]"

@@ -91,6 +91,54 @@ async def quote_rfq(
     )
 
 
+async def quote_at(
+    maker: ServiceClient,
+    rfq: RFQ,
+    now: Any,
+    bid: Decimal,
+    ask: Decimal,
+    *,
+    pool_id: str | None = None,
+    new_pool: str | None = None,
+    seconds: int = 60,
+) -> Quote:
+    """The maker quotes every leg of ``rfq`` at exactly ``bid`` / ``ask`` (see `mark_plus`)."""
+    legs = [LegQuote(target_rfq_leg_id=leg.rfq_leg_id, bid=bid, ask=ask) for leg in rfq.rfq_legs]
+    return await maker.quotes_new(
+        NewQuoteRequest(
+            rfq_id=rfq.rfq_id,
+            expires_at=now + timedelta(seconds=seconds),
+            leg_quotes=legs,
+            pool_strategy=_strategy(pool_id, new_pool),
+        )
+    )
+
+
+def mark_plus(rfq: RFQ, offset: str) -> Decimal:
+    """The RFQ's structure price plus ``offset``, to the cent: a price the venue will take."""
+    assert rfq.structure_price is not None and rfq.structure_price.price is not None
+    return (abs(rfq.structure_price.price) + Decimal(offset)).quantize(Decimal("0.01"))
+
+
+async def quote_near(
+    maker: ServiceClient,
+    rfq: RFQ,
+    now: Any,
+    bid: str,
+    ask: str,
+    **options: Any,
+) -> Quote:
+    """The maker quotes every leg at the RFQ's structure price plus ``bid`` / ``ask``."""
+    return await quote_at(maker, rfq, now, mark_plus(rfq, bid), mark_plus(rfq, ask), **options)
+
+
+def _strategy(pool_id: str | None, new_pool: str | None) -> Any:
+    if pool_id is not None:
+        return UseExistingPool(pool_id=pool_id)
+    params = preset("standard")
+    return CreateNewPool(name=new_pool or "test pool", creator_params=params, other_params=params)
+
+
 async def accept(taker: ServiceClient, quote: Quote, side: TradeSide) -> Any:
     """The taker accepts a quote."""
     return await taker.quotes_accept(

@@ -142,6 +142,7 @@ class ActionRunner:
         form: object = None,
         group: str = ACTIONS,
         exclusive: bool = False,
+        side: str | None = None,
     ) -> Worker[None]:
         """Start ``action`` on the client in a worker; its outcome arrives as a message.
 
@@ -149,6 +150,7 @@ class ActionRunner:
         refused because the quote was just pulled: the board should show that).
         ``exclusive``: a new run cancels one of the same group still running, for actions
         where the later one does the whole job again (the kill switch, an export).
+        ``side``: the side an accept takes, for the book to file the trade from the answer.
         """
 
         async def on_venue() -> Done:
@@ -162,6 +164,7 @@ class ActionRunner:
             form=form,
             group=group,
             exclusive=exclusive,
+            side=side,
         )
 
     def run_local(
@@ -174,6 +177,7 @@ class ActionRunner:
         form: object = None,
         group: str = ACTIONS,
         exclusive: bool = False,
+        side: str | None = None,
     ) -> Worker[None]:
         """Start an action that needs no client, the same way as `run`."""
         bound = ids or RecordIds()
@@ -188,6 +192,8 @@ class ActionRunner:
                     )
                 )
                 raise
+            outcome.at = self.desk.clock()
+            outcome.side = side
             self.desk.post_message(outcome)
 
         return self.desk.run_worker(

@@ -8,14 +8,13 @@ trades and transfers of the view for the back office.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui.api.client import ServiceClient
 from tui.api.errors import ApiError
 from tui.api.models import RFQ, RFQStatus, Trade, Transfer
 from tui.desk.export import export_csv
-from tui.desk.messages import ActionKind, RecordIds, Topic
+from tui.desk.messages import ActionKind, KillReport, RecordIds, Topic
 from tui.desk.roles.runner import ActionRunner, DeskHost, Done, Refused
 from tui.desk.screens.confirm import ConfirmScreen
 
@@ -23,28 +22,6 @@ KILL = "kill"
 """The kill switch's worker group: a second kill replaces one still running."""
 EXPORT = "export"
 """The export's worker group: a second export replaces one still writing."""
-
-
-@dataclass
-class KillReport:
-    """What the kill switch managed: quotes pulled, RFQs cancelled, and what failed."""
-
-    quotes_cancelled: bool = False
-    rfqs_cancelled: list[str] = field(default_factory=list)
-    failures: list[str] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        """Everything was cancelled."""
-        return self.quotes_cancelled and not self.failures
-
-    def summary(self) -> str:
-        """One line for the toast."""
-        quotes = "all quotes pulled" if self.quotes_cancelled else "quotes NOT pulled"
-        text = f"{quotes}; {len(self.rfqs_cancelled)} RFQ(s) cancelled"
-        if self.failures:
-            text += f"; failed: {'; '.join(self.failures[:3])}"
-        return text
 
 
 async def kill_switch(client: ServiceClient, known_open: list[RFQ]) -> KillReport:
@@ -145,7 +122,7 @@ class SafetyRole:
         async def write() -> Done:
             try:
                 paths = await asyncio.to_thread(
-                    export_csv, self.export_dir, trades, transfers, now, label
+                    export_csv, self.export_dir, trades, transfers, now, label, self.desk.book
                 )
             except OSError as error:
                 raise Refused(f"export failed: {error}") from None

@@ -1,20 +1,25 @@
 """The taker: asks for prices (a new RFQ), trades a quote that came back, or cancels the RFQ.
 
-An accept is confirmed first with everything it commits to (side, price, quantity, notional,
-premium, pool, the quote's expiry); so is a cancel. The structure builder stays open while its
+An accept is confirmed first with everything it commits to (the exact quote: maker, price and
+age; side, quantity, notional, premium, pool, the quote's expiry), and on ``y`` the quote is
+looked at again on the venue: replaced, pulled or expired meanwhile, nothing is sent and the
+dialog says what changed. A cancel is confirmed too. The structure builder stays open while its
 RFQ is on the way: the outcome goes back to it (`ActionOutcome.form`).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
 from decimal import Decimal
 
 from tui.api.client import ServiceClient
-from tui.api.models import AcceptQuoteRequest, NewRfqRequest, TradeSide
-from tui.desk.clearing import gross_notional, leg_fills
+from tui.api.lifecycle import QuoteState
+from tui.api.models import AcceptQuoteRequest, NewRfqRequest, Quote, TradeSide
+from tui.desk.clearing import gross_notional, leg_fills, quote_is_open
 from tui.desk.messages import ActionKind, RecordIds, Topic
 from tui.desk.roles.runner import ActionRunner, DeskHost, Done
-from tui.desk.screens.confirm import ConfirmScreen
+from tui.desk.screens.confirm import ConfirmScreen, Recheck, RecheckedConfirmScreen
 from tui.desk.screens.new_rfq import NewRfqScreen
 from tui.desk.widgets.common import fmt
 
@@ -35,12 +40,45 @@ def premium_words(side: TradeSide, price: Decimal, qty: Decimal | None) -> str:
     return f"{fmt.money(abs(amount))} USDC {'you pay' if pays else 'you receive'}"
 
 
+@dataclass(frozen=True)
+class AcceptTerms:
+    """One accept as the trader saw it: the exact quote (maker, price, age) and the side."""
+
+    rfq_id: str
+    quote_id: str
+    side: TradeSide
+    price: Decimal
+    maker: str | None
+    expires_at: datetime | None
+    quoted_at: datetime | None
+
+
+def quoted_at(quote: Quote) -> datetime | None:
+    """When the venue took the quote (its ``created_at``, when the venue says)."""
+    raw = (quote.model_extra or {}).get("created_at")
+    if isinstance(raw, datetime):
+        return raw
+    if isinstance(raw, str):
+        try:
+            return datetime.fromisoformat(raw.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    return None
+
+
+def quote_state(quote: Quote) -> str | None:
+    """The venue's ``quote_status`` of a quote, when it says."""
+    state = (quote.model_extra or {}).get("quote_status")
+    return state if isinstance(state, str) else None
+
+
 class TakerRole:
     """New RFQs, accepts and RFQ cancels (see module docs)."""
 
     def __init__(self, desk: DeskHost, runner: ActionRunner) -> None:
         self.desk = desk
         self.runner = runner
+        self._fresh: dict[str, Quote] = {}
 
     # -- a new RFQ --------------------------------------------------------------------------
 
@@ -83,16 +121,35 @@ class TakerRole:
 
     # -- trading a quote --------------------------------------------------------------------
 
-    def accept_details(self, rfq_id: str, quote_id: str, side: TradeSide, price: Decimal) -> str:
-        """What the accept confirmation says: side, price, qty, notional, pool, expiries."""
+    def terms_of(self, rfq_id: str, quote_id: str, side: TradeSide, price: Decimal) -> AcceptTerms:
+        """The terms of an accept of the quote the trader picked, as the desk knows it now."""
+        quote = self._quote(quote_id)
+        meta = {}
+        rfq = self.desk.book.rfqs_sent.get(rfq_id)
+        if rfq is not None:
+            meta = rfq.quotes_common_metadata.get(quote_id, {})
+        return AcceptTerms(
+            rfq_id=rfq_id,
+            quote_id=quote_id,
+            side=side,
+            price=price,
+            maker=quote.maker_company if quote else meta.get("maker_company"),
+            expires_at=quote.expires_at if quote else None,
+            quoted_at=quoted_at(quote) if quote else None,
+        )
+
+    def accept_details(self, terms: AcceptTerms) -> str:
+        """What the accept confirmation says: maker, price and age of the exact quote, side,
+        qty, notional, premium, pool, expiry."""
         book = self.desk.book
-        rfq = book.rfqs_sent.get(rfq_id)
-        quote = book.quotes_received.get(quote_id)
+        side, price = terms.side, terms.price
+        rfq = book.rfqs_sent.get(terms.rfq_id)
+        quote = self._quote(terms.quote_id)
         qty = rfq.qty if rfq else None
         fills = leg_fills(rfq, quote, side) if rfq and quote else None
         notional = gross_notional(fills) if fills is not None else None
         premium = premium_words(side, price, qty)
-        maker = book.company_name(quote.maker_company) if quote else "the maker"
+        maker = book.company_name(terms.maker) if terms.maker else "the maker"
         if quote is not None and quote.pool_location:
             address = book.pool_address(quote.pool_location) or "address pending"
             pool = f"{book.pool_name(quote.pool_location)} ({address})"
@@ -105,13 +162,20 @@ class TakerRole:
         structure = fmt.structure_text(rfq.structure) if rfq else ""
         now = self.desk.clock()
         expiry = (
-            f"quote expires in {fmt.countdown(quote.expires_at, now)}" if quote is not None else ""
+            f"quote expires in {fmt.countdown(terms.expires_at, now)}"
+            if terms.expires_at is not None
+            else ""
+        )
+        age = (
+            f", quoted {fmt.age((now - terms.quoted_at).total_seconds())} ago"
+            if terms.quoted_at is not None
+            else ""
         )
         which = "ask" if side is TradeSide.BUY else "bid"
         return (
             f"[b {tone}]{side_word}[/] {fmt.qty(qty)} x {structure}\n"
             f"price     [b]{fmt.price(price)}[/b]  "
-            f"({which} of {maker}, quote {fmt.short_id(quote_id)})\n"
+            f"({which} of {maker}, quote {fmt.short_id(terms.quote_id)}{age})\n"
             f"notional  [b]{fmt.money(notional)}[/b] USDC  (Σ |leg qty x leg price|)\n"
             f"premium   {premium}\n"
             f"pool      {pool}\n"
@@ -119,16 +183,112 @@ class TakerRole:
         )
 
     def accept(self, rfq_id: str, quote_id: str, side: TradeSide, price: Decimal) -> None:
-        """Confirm, then buy at the quote's ask or sell at its bid."""
+        """Confirm, look at the venue again on ``y``, then buy at the ask or sell at the bid.
+
+        Not offered at all while another of my trades on the RFQ is clearing: the venue would
+        refuse it.
+        """
+        why = self.cannot_accept(rfq_id)
+        if why:
+            self.desk.notify(why, title="Not offered", severity="warning")
+            return
+        screen = RecheckedConfirmScreen(
+            "Accept quote?",
+            self.terms_of(rfq_id, quote_id, side, price),
+            self.accept_details,
+            self.recheck,
+            confirm_label="Trade",
+        )
 
         def answered(yes: bool | None) -> None:
-            if yes:
-                self.accept_now(rfq_id, quote_id, side)
+            terms = screen.terms
+            if yes and terms is not None:
+                self.accept_now(terms.rfq_id, terms.quote_id, terms.side)
 
-        details = self.accept_details(rfq_id, quote_id, side, price)
-        self.desk.push_screen(
-            ConfirmScreen("Accept quote?", details, confirm_label="Trade"), answered
+        self.desk.push_screen(screen, answered)
+
+    def cannot_accept(self, rfq_id: str) -> str:
+        """Why no quote of this RFQ can be accepted now (empty: it can)."""
+        clearing = self.desk.book.clearing_on(rfq_id)
+        if clearing is None:
+            return ""
+        status, maker = clearing
+        who = f" with {self.desk.book.company_name(maker)}" if maker else ""
+        return (
+            f"your trade{who} on this RFQ is clearing ({fmt.status_words(status)}): "
+            "no other quote can be taken until it ends"
         )
+
+    async def recheck(self, terms: AcceptTerms) -> Recheck[AcceptTerms]:
+        """The quote as the venue has it now: unchanged, or what changed (and the new terms).
+
+        Run on ``y``: a quote can be replaced, pulled or expire between the key and the ``y``,
+        and an accept names only the quote, not its price.
+        """
+        found = await self._fetch(terms.quote_id)
+        change = self._compare(terms, found)
+        if change.changed:
+            self.desk.poll_soon(Topic.QUOTES_RECEIVED, Topic.RFQS_SENT)
+        if change.changed and found is not None and quote_state(found) == QuoteState.REPLACED:
+            newer_id = (found.model_extra or {}).get("replaced_by")
+            newer = await self._fetch(str(newer_id)) if newer_id else None
+            return self._replacement(terms, newer, change.changed)
+        return change
+
+    async def _fetch(self, quote_id: str) -> Quote | None:
+        client = self.runner.client()
+        page = await client.quotes_received(id=quote_id)
+        for record in page.result:
+            if record.parent_quote_id == quote_id:
+                self._fresh[quote_id] = record
+                return record
+        return None
+
+    def _compare(self, terms: AcceptTerms, found: Quote | None) -> Recheck[AcceptTerms]:
+        book = self.desk.book
+        maker = book.company_name(terms.maker) if terms.maker else "the maker"
+        which = "ask" if terms.side is TradeSide.BUY else "bid"
+        if found is None:
+            return Recheck(f"{maker}'s quote is gone from the venue")
+        state = quote_state(found)
+        if state == QuoteState.REPLACED:
+            return Recheck(f"{maker} replaced the quote")
+        if state == QuoteState.CANCELED:
+            return Recheck(f"{maker} pulled the quote")
+        if state == QuoteState.EXPIRED or found.expires_at <= self.desk.clock():
+            return Recheck(f"{maker}'s quote expired")
+        if state == QuoteState.VOID:
+            return Recheck("the RFQ closed: the quote is void")
+        if found.clearing_status is not None or state not in (None, QuoteState.OPEN):
+            return Recheck(f"the quote is already taken ({state or found.clearing_status})")
+        why = self.cannot_accept(terms.rfq_id)
+        if why:
+            return Recheck(why)
+        price = found.aggregated_ask if terms.side is TradeSide.BUY else found.aggregated_bid
+        if price is None:
+            return Recheck(f"{maker}'s quote has no {which} any more")
+        if price != terms.price:
+            offer = self.terms_of(terms.rfq_id, terms.quote_id, terms.side, price)
+            return Recheck(
+                f"{maker}'s {which} moved: {fmt.price(terms.price)} → {fmt.price(price)}", offer
+            )
+        return Recheck()
+
+    def _replacement(
+        self, terms: AcceptTerms, newer: Quote | None, changed: str
+    ) -> Recheck[AcceptTerms]:
+        which = "ask" if terms.side is TradeSide.BUY else "bid"
+        if newer is None or not quote_is_open(newer, self.desk.clock()):
+            return Recheck(f"{changed}, and the new quote is no longer open")
+        price = newer.aggregated_ask if terms.side is TradeSide.BUY else newer.aggregated_bid
+        if price is None:
+            return Recheck(f"{changed} with one that has no {which}")
+        offer = self.terms_of(terms.rfq_id, newer.parent_quote_id, terms.side, price)
+        return Recheck(f"{changed}: {which} {fmt.price(terms.price)} → {fmt.price(price)}", offer)
+
+    def _quote(self, quote_id: str) -> Quote | None:
+        """The newest record of a quote: polled, or fetched by a re-check."""
+        return self.desk.book.quotes_received.get(quote_id) or self._fresh.get(quote_id)
 
     def accept_now(self, rfq_id: str, quote_id: str, side: TradeSide) -> None:
         """Accept without asking (the confirmation said yes)."""
@@ -149,6 +309,7 @@ class TakerRole:
             accept,
             ids=RecordIds(rfq_id=rfq_id, quote_id=quote_id),
             refresh_on_error=(Topic.RFQS_SENT, Topic.QUOTES_RECEIVED),
+            side=side.value,
         )
 
     # -- cancelling my RFQ ------------------------------------------------------------------

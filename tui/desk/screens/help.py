@@ -14,7 +14,10 @@ HELP_TEXT = """\
 [b]Everywhere[/b]
   1 2 3 4      Trade · Pools · Trades (blotter) · Market tabs
   n            new RFQ (structure builder)
-  g            go to the next trade waiting for you (last look, deposit)
+  g            go to the next trade waiting for you (last look, deposit): then a / r / p.
+               While one waits (top right, with its countdown) g works from any field too
+  t            the trades in clearing (on a narrow terminal they take turns with the ticket)
+  v            the row under the cursor in full (text too long for its column ends in …)
   ctrl+k       KILL SWITCH: cancel all my quotes and all my open RFQs (one confirmation)
   e            export trades and transfers of the view as CSV
   f5           refresh everything now
@@ -25,6 +28,9 @@ HELP_TEXT = """\
 [b]RFQ inbox[/b]           ↑↓ pick an RFQ · enter its ticket or its quotes · o open RFQs only
 [b]Quote ticket[/b]        bid/ask per leg · ctrl+s send · ctrl+r replace · ctrl+w pull · esc back
 [b]Quotes on my RFQ[/b]    ↑↓ a quote · b buy at its ask · s sell at its bid · x cancel · esc back
+                    ★ marks the best bid and the best ask; b / s are off while a trade of
+                    yours on the RFQ clears. On y the quote is checked again: if it was
+                    replaced, pulled or expired nothing is sent and the dialog says so
 [b]Trades in clearing[/b]  a accept last look · r reject last look · p approve deposit · esc back
 [b]Other tabs[/b]          Pools: d deposit · w withdraw · c create pool · all: esc back to Trade
 

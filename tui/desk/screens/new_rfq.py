@@ -54,7 +54,9 @@ class NewRfqScreen(ModalScreen[RFQ | None]):
     BINDINGS = [
         Binding("escape", "cancel", "Back out"),
         Binding("ctrl+s", "submit", "Send RFQ"),
-        Binding("ctrl+a", "add_leg", "Add leg"),
+        # Adding a leg wins over a text field's own ctrl+a (start of line); removing one, which
+        # loses what was typed in it, leaves a text field its ctrl+d (delete a character).
+        Binding("ctrl+a", "add_leg", "Add leg", priority=True),
         Binding("ctrl+d", "remove_leg", "Remove leg"),
     ]
 
@@ -84,11 +86,9 @@ class NewRfqScreen(ModalScreen[RFQ | None]):
             yield Static("", id="err-legs", classes="field-error")
             with Horizontal(classes="field-row"):
                 yield Label("Quantity", classes="field-label")
-                yield Input("1", id="qty", restrict=r"[0-9.,]*", compact=True)
+                yield Input("1", id="qty", compact=True)
                 yield Label("  Open for s", classes="field-label")
-                yield Input(
-                    str(DEFAULT_RFQ_EXPIRY_S), id="expiry", restrict=r"[0-9]*", compact=True
-                )
+                yield Input(str(DEFAULT_RFQ_EXPIRY_S), id="expiry", compact=True)
             yield Static("", id="err-qty", classes="field-error")
             yield Static("", id="err-expiry", classes="field-error")
             yield Label("Send to (space toggles; market makers ticked)", classes="section-title")

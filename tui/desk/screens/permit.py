@@ -2,8 +2,10 @@
 
 Approving and depositing sign an ERC-2612 permit with the company wallet (template -> sign ->
 submit) so the pool address may spend the amount; a deposit then also asks for the transfer.
-The screen shows exactly who may spend what, validates the amount with the request models, and
-returns it; the pools role does the signing and sending.
+The screen shows exactly who may spend what, validates the amount as typed (`parse_amount`:
+no sign, no exponent, at most 6 decimal places) and with the request models, and returns it;
+the pools role does the signing and sending. Amounts on the screen are written by `fmt.usdc`,
+exactly as signed; the field holds the plain decimal.
 """
 
 from __future__ import annotations
@@ -21,12 +23,11 @@ from textual.widgets import Button, Footer, Input, Label, Static
 
 from tui.api.models import DecimalAllowance
 from tui.desk.widgets.common import fmt
-from tui.desk.widgets.common.forms import (
-    FormError,
-    errors_from_validation,
-    parse_decimal,
-    show_errors,
-)
+from tui.desk.widgets.common.amounts import parse_amount
+from tui.desk.widgets.common.forms import FormError, errors_from_validation, show_errors
+
+USDC_PLACES = 6
+"""USDC moves in millionths: an amount with more places cannot be signed."""
 
 
 class MoneyAction(StrEnum):
@@ -59,14 +60,13 @@ class MoneyForm:
 
 def check_amount(form: MoneyForm, text: str) -> Decimal:
     """The amount typed, validated as an allowance (positive) and against the cap."""
-    value = parse_decimal(text, "amount")
-    assert value is not None
+    value = parse_amount(text, field="amount", positive=True, places=USDC_PLACES)
     try:
         DecimalAllowance(value=value)
     except ValidationError as error:
         raise FormError(errors_from_validation(error, lambda _loc: "amount")) from None
     if form.maximum is not None and value > form.maximum:
-        raise FormError({"amount": f"at most {fmt.money(form.maximum)} can be withdrawn"})
+        raise FormError({"amount": f"at most {fmt.usdc(form.maximum)} can be withdrawn"})
     if form.action is not MoneyAction.WITHDRAW and not form.pool_address:
         raise FormError({"form": "the pool has no on-chain address yet; try again shortly"})
     return value
@@ -97,14 +97,19 @@ class PermitScreen(ModalScreen[Decimal | None]):
                 f"Pool [b]{form.pool_name}[/b] with [b]{form.counterparty}[/b]\n{spends}"
                 + (f"\n{form.note}" if form.note else "")
                 + (
-                    f"\nMax withdrawable {fmt.money(form.maximum)}"
+                    f"\nThe venue asks for [b]{fmt.usdc(form.amount)}[/b] USDC"
+                    if form.amount is not None
+                    else ""
+                )
+                + (
+                    f"\nMax withdrawable [b]{fmt.usdc(form.maximum)}[/b] USDC"
                     if form.maximum is not None
                     else ""
                 )
             )
             with Horizontal(classes="field-row"):
                 yield Label("Amount USDC", classes="field-label")
-                yield Input(amount, id="amount", restrict=r"[0-9.,]*", compact=True)
+                yield Input(amount, id="amount", compact=True)
             yield Static("", id="err-amount", classes="field-error")
             yield Static("", id="err-form", classes="field-error")
             with Horizontal(classes="modal-buttons"):

@@ -77,9 +77,7 @@ class NewPoolScreen(ModalScreen[NewSettlementPoolRequest | None]):
             yield Static("", id="err-counterparty", classes="field-error")
             with Horizontal(classes="field-row"):
                 yield Label("Pool name", classes="field-label")
-                yield Input(
-                    "", id="name", placeholder=f"{self.my_name}-…", max_length=60, compact=True
-                )
+                yield Input("", id="name", placeholder=f"{self.my_name}-…", compact=True)
             yield Static("", id="err-name", classes="field-error")
             with Horizontal(classes="field-row"):
                 yield Label("Margin preset", classes="field-label")

@@ -62,7 +62,6 @@ class LegRow(Horizontal):
             "1",
             id=f"ratio-{i}",
             compact=True,
-            restrict=r"[0-9]*",
             classes="leg-ratio",
             tooltip="ratio",
         )

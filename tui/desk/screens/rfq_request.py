@@ -14,13 +14,8 @@ from pydantic import ValidationError
 
 from tui.api.errors import ApiError
 from tui.api.models import InstrumentType, NewRfqRequest
-from tui.desk.widgets.common.forms import (
-    FORM,
-    FormError,
-    api_error_path,
-    errors_from_api,
-    parse_int,
-)
+from tui.desk.widgets.common.amounts import parse_amount, parse_optional_amount, parse_whole
+from tui.desk.widgets.common.forms import FORM, FormError, api_error_path, errors_from_api
 
 DEFAULT_RFQ_EXPIRY_S = 300
 EXPIRY_HOUR_UTC = 8
@@ -102,13 +97,16 @@ def build_rfq_request(
             instrument["funding_interval_s"] = (funding_intervals or {}).get(
                 instrument["underlying"], 3600
             )
-        if kind == InstrumentType.VANILLA_OPTION:
-            instrument["strike"] = leg.get("strike", "").replace(",", "").strip() or None
-            instrument["payoff"] = leg.get("payoff") or None
         try:
+            if kind == InstrumentType.VANILLA_OPTION:
+                # The sign is the request model's to judge ("strike: must be > 0").
+                instrument["strike"] = parse_optional_amount(
+                    leg.get("strike", ""), field="strike", allow_negative=True
+                )
+                instrument["payoff"] = leg.get("payoff") or None
             if kind in (InstrumentType.DATED_FUTURE, InstrumentType.VANILLA_OPTION):
                 instrument["expiry"] = parse_expiry_date(leg.get("expiry", ""), field)
-            ratio = parse_int(leg.get("ratio", "") or "1", "ratio", low=1, high=1000)
+            ratio = parse_whole(leg.get("ratio", ""), field="ratio", minimum=1, maximum=1000)
         except FormError as error:
             first = next(iter(error.errors.items()))
             message = first[1] if first[0] == field else f"{first[0]}: {first[1]}"
@@ -116,16 +114,21 @@ def build_rfq_request(
             continue
         wire_legs.append({"side": leg.get("side", ""), "ratio": ratio, "instrument": instrument})
     try:
-        seconds = parse_int(expiry_s, "expiry", low=10, high=86_400)
+        seconds = parse_whole(expiry_s, field="expiry", minimum=10, maximum=86_400)
     except FormError as error:
         errors.update(error.errors)
         seconds = DEFAULT_RFQ_EXPIRY_S
+    try:
+        # The sign and size are the request model's to judge ("qty: must be > 0").
+        quantity = parse_amount(qty, field="qty", allow_negative=True)
+    except FormError as error:
+        errors.update(error.errors)
     if errors:
         raise FormError(errors)
     try:
         return NewRfqRequest(
             structure={"legs": wire_legs},
-            qty=qty.replace(",", "").strip(),
+            qty=quantity,
             expires_at=now + timedelta(seconds=seconds),
             target_companies=targets,
         )

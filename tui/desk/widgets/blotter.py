@@ -27,7 +27,7 @@ COLUMNS = (
     Column("rfq", "RFQ", 8),
     Column("role", "Role", 5),
     Column("side", "Side", 4),
-    Column("instrument", "Instrument", 19),
+    Column("instrument", "Instrument", 21, flex=True),
     Column("qty", "Qty", 9, numeric=True),
     Column("price", "Price", 12, numeric=True),
     Column("notional", "Notional", 13, numeric=True),

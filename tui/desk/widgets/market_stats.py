@@ -142,7 +142,7 @@ class MarketStatsPane(Vertical):
             ),
             Text(fmt.percent(listing.funding_rate), style=funding_style, justify="right", end=""),
             Text(fmt.duration_s(listing.funding_interval_s), justify="right", end=""),
-            Text(f"{fmt.qty(listing.base_spread_bps)}bp", justify="right", end=""),
+            Text(fmt.bps(listing.base_spread_bps), justify="right", end=""),
             self._two_way(listing.quotes.size_1k, places),
             self._two_way(listing.quotes.size_100k, places),
             self._two_way(listing.quotes.size_1m, places),

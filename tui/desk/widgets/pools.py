@@ -1,9 +1,12 @@
 """Pool balances: every settlement pool with its counterparty, status, address and margins.
 
 For each pool: both parties' balances, initial and maintenance margin and max withdrawable; for
-the selected pool, its positions and transfers. ``d`` deposits (permit, then transfer), ``w``
-withdraws, ``c`` creates a pool. The pane only asks; the pools role runs the forms and the
-actions, and the pane shows how they ended (`PoolsPane.show_outcome`).
+the selected pool, its positions with their greeks (delta and gamma in units of the position's
+underlying, vega and theta in USDC), the greeks summed per underlying (never across
+underlyings), and its transfers (the amount moved, as the venue and the CSV give it). ``d``
+deposits (permit, then transfer), ``w`` withdraws, ``c`` creates a pool. The pane only asks;
+the pools role runs the forms and the actions, and the pane shows how they ended
+(`PoolsPane.show_outcome`).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Label, Static
 
-from tui.api.models import PartyMargin, SettlementPool, instrument_label
+from tui.api.models import AggregatedPosition, PartyMargin, SettlementPool, instrument_label
 from tui.desk.book import DeskBook, party_margin
 from tui.desk.messages import ActionKind, ActionOutcome, ActionRequest
 from tui.desk.widgets.common import fmt
@@ -38,18 +41,40 @@ POOL_COLUMNS = (
     Column("free", "Max withdraw", 13, numeric=True),
 )
 POSITION_COLUMNS = (
-    Column("instrument", "Instrument", 22),
-    Column("qty", "Qty", 10, numeric=True),
-    Column("entry", "Avg entry", 12, numeric=True),
-    Column("when", "Updated", 8),
+    Column("instrument", "Instrument", 20),
+    Column("qty", "Qty", 9, numeric=True),
+    Column("entry", "Avg entry", 11, numeric=True),
+    Column("delta", "Δ", 9, numeric=True),
+    Column("gamma", "Γ", 9, numeric=True),
+    Column("vega", "Vega $", 9, numeric=True),
+    Column("theta", "Θ $/day", 9, numeric=True),
 )
 TRANSFER_COLUMNS = (
     Column("when", "Time", 8),
     Column("type", "Type", 10),
-    Column("qty", "Qty USDC", 13, numeric=True),
+    Column("qty", "Amount USDC", 13, numeric=True),
     Column("status", "Status", 9),
     Column("rfq", "RFQ", 8),
 )
+
+
+def greeks_by_underlying(positions: list[AggregatedPosition]) -> str:
+    """One line per underlying: its positions' delta and gamma (in that underlying), vega and
+    theta (USDC); ``BTC  Δ +1.2700 BTC  Γ +0.0001  vega +12.30 $  θ -4.10 $/day``."""
+    sums: dict[str, list[Decimal]] = {}
+    for position in positions:
+        # An instrument type this desk does not know still has its risk shown, apart.
+        underlying = str(getattr(position.position_info.instrument, "underlying", "?"))
+        total = sums.setdefault(underlying, [Decimal(0)] * 4)
+        for index, value in enumerate(
+            (position.sum_delta, position.sum_gamma, position.sum_vega, position.sum_theta)
+        ):
+            total[index] += value
+    return "\n".join(
+        f"{underlying}  Δ {fmt.greek(delta)} {underlying}  Γ {fmt.greek(gamma)}  "
+        f"vega {fmt.money(vega, signed=True)} $  θ {fmt.money(theta, signed=True)} $/day"
+        for underlying, (delta, gamma, vega, theta) in sorted(sums.items())
+    )
 
 
 def _other(pool: SettlementPool, me: str | None) -> PartyMargin | None:
@@ -113,6 +138,7 @@ class PoolsPane(Vertical):
             with Vertical(id="pool-positions-box"):
                 yield Label("Positions in pool", classes="section-title")
                 yield KeyedTable(POSITION_COLUMNS, id="pool-positions", sort_column="instrument")
+                yield Static("", id="pool-greeks")
             with Vertical(id="pool-transfers-box"):
                 yield Label("Transfers in pool", classes="section-title")
                 yield KeyedTable(TRANSFER_COLUMNS, id="pool-transfers", sort_column="when")
@@ -182,6 +208,7 @@ class PoolsPane(Vertical):
             transfers.clear_rows()
             self._detail_for = pool_id
         if pool is None or pool.data is None:
+            self.query_one("#pool-greeks", Static).update("")
             detail.update(
                 "[$text-muted]no pool selected[/]"
                 if pool is None
@@ -205,6 +232,7 @@ class PoolsPane(Vertical):
                 f"max withdraw {fmt.money(usage.max_withdrawable_amount):>14}"
             )
         detail.update("\n".join(lines))
+        valued = {instrument_label(p.position_info.instrument): p for p in pool.data.positions}
         position_rows = []
         keys: set[str] = set()
         for position in self.book.positions:
@@ -215,6 +243,7 @@ class PoolsPane(Vertical):
             while key in keys:
                 key += "'"
             keys.add(key)
+            greeks = valued.get(label)
             position_rows.append(
                 (
                     key,
@@ -228,10 +257,14 @@ class PoolsPane(Vertical):
                             )
                         ),
                         right(fmt.price(position.avg_entry_price)),
-                        fmt.clock_time(position.updated_at),
+                        right(fmt.greek(greeks.sum_delta if greeks else None)),
+                        right(fmt.greek(greeks.sum_gamma if greeks else None)),
+                        right(fmt.money(greeks.sum_vega, signed=True) if greeks else fmt.DASH),
+                        right(fmt.money(greeks.sum_theta, signed=True) if greeks else fmt.DASH),
                     ),
                 )
             )
+        self.query_one("#pool-greeks", Static).update(greeks_by_underlying(pool.data.positions))
         positions.merge(position_rows, prune=True)
         transfer_rows = []
         for transfer in self.book.transfers:
@@ -241,14 +274,13 @@ class PoolsPane(Vertical):
             tone = (
                 "success" if status == "confirmed" else "error" if status == "failed" else "warning"
             )
-            sign = Decimal(-1) if str(transfer.transfer_type) == "withdrawal" else Decimal(1)
             transfer_rows.append(
                 (
                     transfer.id,
                     (
                         SortText(fmt.clock_time(transfer.created_at), sort_key=transfer.created_at),
                         str(transfer.transfer_type),
-                        right(fmt.money(sign * transfer.qty, signed=True)),
+                        right(fmt.usdc(transfer.qty)),
                         toned(self.app, status, tone),
                         fmt.short_id(transfer.rfq_id),
                     ),

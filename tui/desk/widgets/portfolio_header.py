@@ -1,7 +1,10 @@
 """The header: who and where I am (company, profile, SANDBOX badge, link state) and the book.
 
-The portfolio summary (balance, uPNL, notional, greeks, dollar delta) is the one line a trader
-glances at all day, so it sits at the top of every tab.
+The portfolio summary is the one line a trader glances at all day, so it sits at the top of
+every tab. Every figure on it is in USDC: greeks in units of an underlying (delta in BTC, in
+SOL ...) cannot be added across underlyings, so the header shows dollar greeks only and the
+per-underlying greeks are on the Pools tab, next to the positions. `HEADER_FIGURES` says what
+each figure is (the help shows it).
 """
 
 from __future__ import annotations
@@ -23,18 +26,44 @@ _STATE_TONE = {
 }
 
 
+HEADER_FIGURES: tuple[tuple[str, str], ...] = (
+    (
+        "In pools",
+        "USDC of mine held in all my settlement pools, summed. A deposit moves USDC from the "
+        "wallet into a pool, so it rises with a deposit (the wallet's own USDC is not shown: "
+        "the venue offers no read of it).",
+    ),
+    ("uPNL", "Unrealised profit and loss of my open positions at the mark, USDC."),
+    (
+        "Exposure",
+        "Σ |position qty| x underlying mark over my open positions, USDC. Not a trade's "
+        "notional (Σ |leg qty x leg price| at the traded prices, on the tracker and blotter).",
+    ),
+    (
+        "$Δ",
+        "Dollar delta: Σ delta x underlying mark, USDC; a 1% rise of every underlying "
+        "gains 1% of it.",
+    ),
+    ("$Γ", "Dollar gamma: how much $Δ changes for a 1% move (Σ gamma x mark² / 100), USDC."),
+    ("Vega", "USDC gained for a 1 vol point rise of implied volatility, summed."),
+    ("Θ/day", "USDC the positions gain (negative: lose) as one day passes, summed."),
+)
+"""Each header figure and what it means: the help's "Header figures" section."""
+
+
 def summary_markup(summary: PortfolioSummary | None) -> str:
-    """The portfolio line: balance, uPNL, notional, greeks and dollar delta."""
+    """The portfolio line, every figure in USDC (see `HEADER_FIGURES`)."""
     if summary is None:
         return "[$text-muted]portfolio: waiting for the first answer…[/]"
     upnl_tone = "$bid" if summary.sum_upnl >= 0 else "$ask"
     return (
-        f"Bal [b]{fmt.money(summary.sum_balance)}[/b]  "
+        f"In pools [b]{fmt.money(summary.sum_balance)}[/b] USDC  "
         f"uPNL [{upnl_tone}]{fmt.money(summary.sum_upnl, signed=True)}[/]  "
-        f"Notional {fmt.money(summary.sum_notional)}  "
-        f"Δ {fmt.greek(summary.sum_delta)}  Γ {fmt.greek(summary.sum_gamma)}  "
-        f"V {fmt.greek(summary.sum_vega)}  Θ {fmt.greek(summary.sum_theta)}  "
-        f"$Δ {fmt.money(summary.sum_dollar_delta, signed=True)}"
+        f"Exposure {fmt.money(summary.sum_notional)}  "
+        f"$Δ {fmt.money(summary.sum_dollar_delta, signed=True)}  "
+        f"$Γ {fmt.money(summary.sum_dollar_gamma, signed=True)}  "
+        f"Vega {fmt.money(summary.sum_vega, signed=True)}  "
+        f"Θ/day {fmt.money(summary.sum_theta, signed=True)}"
     )
 
 

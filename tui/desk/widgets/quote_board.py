@@ -1,8 +1,12 @@
 """The quote board: the quotes that came back on one of my RFQs, best first, ready to trade.
 
 ``b`` buys at the selected quote's ask (lift), ``s`` sells at its bid (hit), ``x`` cancels the
-RFQ, ``escape`` goes back to the inbox. The board asks; the taker role confirms (side, price,
-qty, notional, pool) and sends, and a refusal comes back to the board's error line.
+RFQ, ``escape`` goes back to the inbox. The board asks; the taker role confirms (the exact
+quote: maker, price, age; side, qty, notional, pool) and sends, and a refusal comes back to the
+board's error line. The best bid and the best ask are marked (★), wherever they sit: the rows
+are sorted tightest ask first, so the best bid may be lower down. The cursor stays on its
+quote when the rows re-sort. While another of my trades on the RFQ is clearing, ``b`` and
+``s`` are not offered (the venue would refuse): the hint line says why.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -22,17 +27,23 @@ from tui.api.models import RFQ, RFQStatus, TradeSide
 from tui.desk.book import DeskBook
 from tui.desk.clearing import quote_is_open
 from tui.desk.messages import ActionKind, ActionOutcome, ActionRequest
+from tui.desk.roles.refusals import outcome_words
 from tui.desk.widgets.common import fmt
 from tui.desk.widgets.common.keyed_table import Column, KeyedTable, SortText
 from tui.desk.widgets.common.palette import right, toned
 
 COLUMNS = (
     Column("maker", "Maker", 6),
-    Column("bid", "Bid", 11, numeric=True),
-    Column("ask", "Ask", 11, numeric=True),
+    Column("bid", "Bid", 12, numeric=True),
+    Column("ask", "Ask", 12, numeric=True),
     Column("expires", "Expiry", 6, numeric=True),
-    Column("pool", "Pool", 10),
+    Column("pool", "Pool", 9, flex=True),
 )
+
+BEST = "★"
+"""Marks the best bid and the best ask on the board."""
+
+HINT = "★ best · b buy at ask · s sell at bid · x cancel RFQ · v row · esc back"
 
 
 @dataclass(frozen=True)
@@ -125,11 +136,14 @@ class QuoteBoard(Vertical):
     def compose(self) -> ComposeResult:
         """Header, quotes table, hint and error line."""
         yield Static("", id="board-head")
-        yield KeyedTable(COLUMNS, id="board-table", zebra_stripes=False)
-        yield Static(
-            "[$text-muted]b buy at ask · s sell at bid · x cancel RFQ · esc back[/]",
-            id="board-hint",
+        yield KeyedTable(
+            COLUMNS,
+            id="board-table",
+            zebra_stripes=False,
+            sort_column="maker",
+            newest_first=False,
         )
+        yield Static(f"[$text-muted]{HINT}[/]", id="board-hint")
         yield Static("", id="board-error", classes="field-error")
 
     @property
@@ -184,7 +198,8 @@ class QuoteBoard(Vertical):
         )
         quotes = board_quotes(rfq, self.book, now)
         self._quotes = {q.quote_id: q for q in quotes}
-        app = self.app
+        best_bid = max((q.bid for q in quotes if q.bid is not None), default=None)
+        best_ask = min((q.ask for q in quotes if q.ask is not None), default=None)
         rows = []
         for rank, quote in enumerate(quotes):
             rows.append(
@@ -192,16 +207,47 @@ class QuoteBoard(Vertical):
                     quote.quote_id,
                     (
                         SortText(self.book.company_name(quote.maker), sort_key=rank),
-                        right(toned(app, fmt.price(quote.bid), "bid")),
-                        right(toned(app, fmt.price(quote.ask), "ask")),
+                        self._price_cell(quote.bid, "bid", quote.bid == best_bid),
+                        self._price_cell(quote.ask, "ask", quote.ask == best_ask),
                         right(fmt.countdown(quote.expires_at, now)),
-                        quote.pool[:10],
+                        quote.pool,
                     ),
                 )
             )
         table.merge(rows, prune=True)
-        if rows:
-            table.sort("maker", key=lambda cell: getattr(cell, "sort_key", 0))
+        self._show_hint()
+
+    def _price_cell(self, price: Decimal | None, side: str, best: bool) -> Text:
+        text = fmt.price(price)
+        if best and price is not None:
+            return right(toned(self.app, f"{BEST} {text}", side, bold=True))
+        return right(toned(self.app, text, side))
+
+    def _show_hint(self) -> None:
+        """The keys, or why b and s are not offered."""
+        why = self._why_not_trade()
+        hint = self.query_one("#board-hint", Static)
+        if why:
+            hint.update(f"[$warning]b/s off: {why}[/]")
+        else:
+            hint.update(f"[$text-muted]{HINT}[/]")
+        self.refresh_bindings()
+
+    def _why_not_trade(self) -> str:
+        if self.rfq is None:
+            return ""
+        clearing = self.book.clearing_on(self.rfq.rfq_id)
+        if clearing is None:
+            return ""
+        status, maker = clearing
+        who = f" with {self.book.company_name(maker)}" if maker else ""
+        return f"your trade{who} is clearing ({fmt.status_words(status)})"
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``b`` and ``s`` are not offered while my trade on the RFQ clears (greyed out)."""
+        if action == "accept" and self._why_not_trade():
+            return None
+        return True
 
     def _tick(self) -> None:
         now = self.clock()
@@ -222,7 +268,7 @@ class QuoteBoard(Vertical):
 
     def show_outcome(self, outcome: ActionOutcome) -> None:
         """Clear the error line when the action worked; else say why it did not."""
-        self.show_error("" if outcome.ok else outcome.problem)
+        self.show_error("" if outcome.ok else outcome_words(outcome))
 
     def show_error(self, message: str) -> None:
         """Show why the last request was refused (empty clears it)."""
@@ -242,6 +288,10 @@ class QuoteBoard(Vertical):
         quote = self.selected_quote
         if quote is None:
             self.show_error("no quote selected")
+            return
+        why = self._why_not_trade()
+        if why:
+            self.show_error(f"not offered: {why}")
             return
         trade_side = TradeSide(side)
         price = quote.ask if trade_side is TradeSide.BUY else quote.bid

@@ -26,19 +26,22 @@ from tui.api.models import (
 )
 from tui.desk.margin_presets import MARGIN_PRESETS, preset
 from tui.desk.widgets.common import fmt
-from tui.desk.widgets.common.forms import (
-    FORM,
-    FormError,
-    errors_from_validation,
-    parse_decimal,
-    parse_int,
-)
+from tui.desk.widgets.common.amounts import parse_optional_amount, parse_whole
+from tui.desk.widgets.common.forms import FORM, FormError, errors_from_validation
 
 NEW_POOL = "__new__"
 """The pool choice that means: create a new pool on acceptance."""
 DEFAULT_EXPIRY_S = 30
 DEFAULT_SPREAD_BPS = Decimal(10)
 MAX_EXPIRY_S = 3600
+
+
+def default_expiry_s(rfq_left_s: int) -> int:
+    """How long a quote lives when the maker leaves the field empty: `DEFAULT_EXPIRY_S`, but
+    never past the RFQ (the venue refuses a quote that outlives its RFQ), and at least 1 s."""
+    if rfq_left_s < 1:
+        raise FormError({"expiry": "the RFQ has expired: nothing to quote"})
+    return min(DEFAULT_EXPIRY_S, rfq_left_s)
 
 
 def client_quote_id(rfq_id: str, now: datetime, number: int) -> str:
@@ -134,12 +137,19 @@ def build_quote_request(rfq: RFQ, values: TicketValues, now: datetime) -> NewQuo
         entry: dict[str, object] = {"target_rfq_leg_id": leg.rfq_leg_id}
         for side, texts in (("bid", values.bids), ("ask", values.asks)):
             try:
-                entry[side] = parse_decimal(texts[index], f"{side}-{index}", required=False)
+                # The sign is the request model's to judge ("must be greater than 0").
+                entry[side] = parse_optional_amount(
+                    texts[index], field=f"{side}-{index}", allow_negative=True
+                )
             except FormError as error:
                 errors.update(error.errors)
         leg_quotes.append(entry)
+    left = int((rfq.rfq_expires_at - now).total_seconds())
     try:
-        seconds = parse_int(values.expiry_s, "expiry", low=1, high=MAX_EXPIRY_S)
+        if values.expiry_s.strip():
+            seconds = parse_whole(values.expiry_s, field="expiry", minimum=1, maximum=MAX_EXPIRY_S)
+        else:
+            seconds = default_expiry_s(left)
     except FormError as error:
         errors.update(error.errors)
         seconds = DEFAULT_EXPIRY_S

@@ -89,11 +89,10 @@ class QuoteTicket(Vertical):
             with Horizontal(classes="field-row"):
                 yield Label("Expires in s", classes="field-label")
                 yield Input(
-                    str(DEFAULT_EXPIRY_S),
+                    "",
                     id="expiry",
                     compact=True,
-                    restrict=r"[0-9]*",
-                    max_length=5,
+                    placeholder=f"{DEFAULT_EXPIRY_S} (at most what the RFQ has left)",
                 )
             yield Static("", id="err-expiry", classes="field-error")
             with Horizontal(classes="field-row"):
@@ -112,11 +111,11 @@ class QuoteTicket(Vertical):
             yield Static("", id="err-preset", classes="field-error")
             with Horizontal(classes="field-row new-pool"):
                 yield Label("Pool name", classes="field-label")
-                yield Input("", id="pool-name", compact=True, max_length=60)
+                yield Input("", id="pool-name", compact=True)
             yield Static("", id="err-pool-name", classes="field-error")
             with Horizontal(classes="field-row"):
                 yield Label("Client id", classes="field-label")
-                yield Input("", id="client-id", compact=True, max_length=60)
+                yield Input("", id="client-id", compact=True)
             yield Static("", id="err-client-id", classes="field-error")
             yield Static("", id="err-form", classes="field-error")
             with Horizontal(id="ticket-buttons"):
@@ -135,35 +134,32 @@ class QuoteTicket(Vertical):
     # -- data in ----------------------------------------------------------------------------
 
     async def show_rfq(self, rfq: RFQ | None) -> None:
-        """Work on ``rfq``; rebuild the form only when it is a different RFQ."""
+        """Work on ``rfq``; rebuild the form only when it is a different RFQ.
+
+        While the trader is in the ticket (the focus is inside it) the ticket stays bound to
+        the RFQ it was opened on, whatever the inbox cursor does meanwhile: it never switches
+        to another RFQ by itself, and says so when its own RFQ expires or closes.
+        """
+        bound = self.rfq
+        if (
+            bound is not None
+            and self.has_focus_within
+            and (rfq is None or rfq.rfq_id != bound.rfq_id)
+        ):
+            rfq = self.book.rfqs_received.get(bound.rfq_id, bound)
         self.rfq = rfq
-        head = self.query_one("#ticket-head", Static)
         self.query_one("#ticket-body").display = rfq is not None
         if rfq is None:
-            head.update("Select a received RFQ to quote it.")
             self._legs_for = None
             await self.query_one("#ticket-legs").remove_children()
             self._refresh_live()
             return
-        now = self.clock()
-        taker = self.book.company_name(rfq.taker_company)
-        price = rfq.structure_price.price if rfq.structure_price else None
-        delta = rfq.structure_price.delta if rfq.structure_price else None
-        state = (
-            f"expires {fmt.countdown(rfq.rfq_expires_at, now)}"
-            if rfq.rfq_status == RFQStatus.OPEN
-            else f"[$warning]{rfq.rfq_status}[/]"
-        )
-        head.update(
-            f"[b]RFQ {fmt.short_id(rfq.rfq_id)}[/b] from [b]{taker}[/b]  qty {fmt.qty(rfq.qty)}"
-            f"  {state}\n"
-            f"{fmt.structure_text(rfq.structure)}\n"
-            f"structure px {fmt.price(price)}  delta {fmt.greek(delta)}"
-        )
         if self._legs_for != rfq.rfq_id:
+            now = self.clock()
             self._legs_for = rfq.rfq_id
             self._pool_picked = False
             self.query_one("#pool-name", Input).value = ""
+            self.query_one("#expiry", Input).value = ""
             await self._build_legs(rfq)
             self._fill_pools(rfq)
             self.query_one("#client-id", Input).value = client_quote_id(
@@ -171,6 +167,42 @@ class QuoteTicket(Vertical):
             )
             show_form_errors(self, {})
         self._refresh_live()
+
+    def closed_reason(self) -> str:
+        """Why the bound RFQ can no longer be quoted (expired, closed, cancelled); empty if open."""
+        rfq = self.rfq
+        if rfq is None:
+            return ""
+        if rfq.rfq_status != RFQStatus.OPEN:
+            return f"this RFQ is {rfq.rfq_status}"
+        if rfq.rfq_expires_at <= self.clock():
+            return "this RFQ has expired"
+        return ""
+
+    def _draw_head(self) -> None:
+        head = self.query_one("#ticket-head", Static)
+        rfq = self.rfq
+        if rfq is None:
+            head.update("Select a received RFQ to quote it.")
+            return
+        now = self.clock()
+        taker = self.book.company_name(rfq.taker_company)
+        price = rfq.structure_price.price if rfq.structure_price else None
+        delta = rfq.structure_price.delta if rfq.structure_price else None
+        closed = self.closed_reason()
+        state = (
+            f"[b $error]{closed.upper()}: this ticket cannot send[/]"
+            if closed
+            else f"expires {fmt.countdown(rfq.rfq_expires_at, now)}"
+        )
+        head.update(
+            f"[b]RFQ {fmt.short_id(rfq.rfq_id)}[/b] from [b]{taker}[/b]  qty {fmt.qty(rfq.qty)}"
+            f"  {state}\n"
+            f"{fmt.structure_text(rfq.structure)}\n"
+            f"structure px {fmt.price(price)}  delta {fmt.greek(delta)}"
+        )
+        for button in ("#send", "#replace"):
+            self.query_one(button, Button).disabled = bool(closed)
 
     def refresh_pools(self) -> None:
         """Pools changed: refresh the pool choices, keeping the user's pick when it remains."""
@@ -246,6 +278,10 @@ class QuoteTicket(Vertical):
         self._toggle_new_pool(event.value == NEW_POOL)
 
     def _refresh_live(self) -> None:
+        if self.rfq is not None:
+            # The bound RFQ as last polled: its status and countdown move under the trader.
+            self.rfq = self.book.rfqs_received.get(self.rfq.rfq_id, self.rfq)
+        self._draw_head()
         live = self.query_one("#ticket-live", Static)
         if self.rfq is None:
             live.update("")
@@ -290,6 +326,10 @@ class QuoteTicket(Vertical):
     def _request(self) -> NewQuoteRequest | None:
         if self.rfq is None:
             self.show_errors({FORM: "select a received RFQ first"})
+            return None
+        closed = self.closed_reason()
+        if closed:
+            self.show_errors({FORM: f"{closed}: nothing is sent (esc: back to the inbox)"})
             return None
         try:
             request = build_quote_request(self.rfq, self.values(), self.clock())

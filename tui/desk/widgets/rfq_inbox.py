@@ -26,6 +26,9 @@ from tui.desk.widgets.common import fmt
 from tui.desk.widgets.common.keyed_table import Column, KeyedTable, SortText
 from tui.desk.widgets.common.palette import right, toned
 
+EMPTY = "No RFQs yet. Press n to request a quote."
+"""What the inbox says before any RFQ came or went."""
+
 FLASH_FOR = timedelta(seconds=4)
 """How long a new RFQ stays highlighted."""
 
@@ -35,7 +38,7 @@ COLUMNS = (
     Column("when", "Time", 8),
     Column("rfq", "RFQ", 8),
     Column("who", "Taker", 6),
-    Column("structure", "Structure", 26),
+    Column("structure", "Structure", 26, flex=True),
     Column("qty", "Qty", 8, numeric=True),
     Column("expires", "Expires", 7, numeric=True),
     Column("status", "Status", 8),
@@ -87,7 +90,7 @@ class RfqInbox(Vertical):
     def compose(self) -> ComposeResult:
         """The table and an empty-state hint."""
         yield KeyedTable(COLUMNS, sort_column="when", id="inbox-table")
-        yield Static("No RFQs yet. Press n to request a quote.", id="inbox-empty")
+        yield Static(EMPTY, id="inbox-empty")
 
     @property
     def table(self) -> KeyedTable:
@@ -142,9 +145,18 @@ class RfqInbox(Vertical):
                 rows.append((key, self._cells(direction, rfq, now)))
         table.merge(rows)
         table.prune_to(keep)
-        self.query_one("#inbox-empty").display = table.row_count == 0
+        self._say_when_empty(total=sum(len(rfqs) for rfqs in self._rfqs.values()))
         self.border_subtitle = "open only (o: all)" if self.open_only else "all (o: open only)"
         self._announce_selection()
+
+    def _say_when_empty(self, total: int) -> None:
+        """No rows: no RFQs at all, or none open (with how many there are in all)."""
+        empty = self.query_one("#inbox-empty", Static)
+        empty.display = self.table.row_count == 0
+        if self.open_only and total:
+            empty.update(f"No open RFQs ({total} in all): o shows them all.")
+        else:
+            empty.update(EMPTY)
 
     def action_toggle_open(self) -> None:
         """Show only open RFQs, or everything."""

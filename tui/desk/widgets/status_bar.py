@@ -1,4 +1,5 @@
-"""The status bar: request tokens used of 100, latency, clock offset, and each pane's data age.
+"""The status bar: request tokens used (of the budget per window), latency, clock offset, and
+each pane's data age.
 
 A pane whose data is older than its poll schedule allows (or whose last poll failed) is marked
 stale in the stale colour, so a trader never acts on a price that stopped moving.
@@ -9,7 +10,7 @@ from __future__ import annotations
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from tui.api.endpoints import BUDGET_TOKENS
+from tui.api.endpoints import BUDGET_TOKENS, BUDGET_WINDOW_S
 from tui.desk.messages import PaneAge
 from tui.desk.widgets.common import fmt
 
@@ -29,7 +30,7 @@ class StatusBar(Static):
         latency = f"{self.latency_ms} ms" if self.latency_ms is not None else fmt.DASH
         offset = f"{self.offset_ms:+d} ms" if self.offset_ms is not None else fmt.DASH
         parts = [
-            f"tokens [{tone}]{used}/{BUDGET_TOKENS}[/]",
+            f"tokens used [{tone}]{used}/{BUDGET_TOKENS}[/] per {BUDGET_WINDOW_S:g}s",
             f"latency {latency}",
             f"clock {offset}",
         ]

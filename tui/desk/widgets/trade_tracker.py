@@ -24,6 +24,7 @@ from tui.api.models import RequestAction
 from tui.desk.book import DeskBook
 from tui.desk.clearing import NextStep, Role, TrackedTrade
 from tui.desk.messages import ActionKind, ActionOutcome, ActionRequest
+from tui.desk.roles.refusals import outcome_words
 from tui.desk.widgets.common import fmt
 
 MAX_TRACKED = 200
@@ -82,7 +83,7 @@ def render_trade(trade: TrackedTrade, book: DeskBook, now: datetime) -> str:
         todo = f"[b {tone}]YOUR LAST LOOK, {left} left[/]  a accept · r reject"
     elif trade.next_step is NextStep.APPROVE_DEPOSIT:
         hint = book.deposit_hint(trade)
-        amount = f" {fmt.money(hint.amount)} USDC" if hint.amount is not None else ""
+        amount = f" {fmt.usdc(hint.amount)} USDC" if hint.amount is not None else ""
         todo = f"[b $needs-action]APPROVE DEPOSIT{amount}[/]  p sign permit"
     elif clearing_is_booked(trade.status):
         todo = "[$booked]booked into the pool[/]"
@@ -171,6 +172,7 @@ class TradeTracker(Vertical):
                     option_list.replace_option_prompt(key, rendered[key])
         self._rendered = rendered
         self.query_one("#tracker-empty").display = not order
+        self.refresh_bindings()
 
     @property
     def selected_key(self) -> str | None:
@@ -194,13 +196,22 @@ class TradeTracker(Vertical):
 
     def show_outcome(self, outcome: ActionOutcome) -> None:
         """Clear the error line when the action worked; else say why it did not."""
-        self.show_error("" if outcome.ok else outcome.problem)
+        self.show_error("" if outcome.ok else outcome_words(outcome))
 
     def show_error(self, message: str) -> None:
         """Show why the last request was refused (empty clears it)."""
         error = self.query_one("#tracker-error", Static)
         error.update(message)
         error.display = bool(message)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Offer a/r only while a last look waits for me, p only while a deposit does (a taker
+        is never offered a last look)."""
+        steps = {"last_look": NextStep.LAST_LOOK, "approve_deposit": NextStep.APPROVE_DEPOSIT}
+        step = steps.get(action)
+        if step is None:
+            return True
+        return any(t.next_step is step for t in self.book.needs_me())
 
     def _target(self, step: NextStep) -> TrackedTrade | None:
         """The highlighted trade if it waits for ``step``, else the most urgent one that does."""

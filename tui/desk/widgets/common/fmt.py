@@ -1,6 +1,17 @@
 """How the desk writes numbers, times, ids and states: one place, so every pane agrees.
 
-All amounts are `Decimal`; nothing here ever goes through float.
+One formatter per kind of number, with thousands separators everywhere:
+
+- `money`: a USDC figure to read (balance, P&L, notional, exposure): 2 places.
+- `usdc`: a USDC amount that moves (a deposit, a permit, a transfer): every place it has, up
+  to USDC's 6, so the screen shows exactly what is signed or sent.
+- `price`: a price, with the places its size warrants.
+- `qty`: a quantity, without trailing zeros.
+- `bps`: basis points.
+- `greek`: a greek in its own units (per underlying; never summed across underlyings).
+
+All amounts are `Decimal`; nothing here ever goes through float. A field the user types into
+holds the plain decimal that will be sent; what it means is `amounts.parse_amount`'s.
 """
 
 from __future__ import annotations
@@ -31,6 +42,20 @@ def money(value: Decimal | None, places: int = 2, *, signed: bool = False) -> st
     if text.startswith("-") and rounded == 0:
         text = text[1:]
     return text
+
+
+def usdc(value: Decimal | None) -> str:
+    """``18,771.804583`` / ``500.00``: a USDC amount exactly, 2 to 6 places as it needs."""
+    if value is None:
+        return DASH
+    return money(value, places_of(value, low=2, high=6))
+
+
+def bps(value: Decimal | None) -> str:
+    """``12.5 bp``: basis points, without trailing zeros."""
+    if value is None:
+        return DASH
+    return f"{qty(value)} bp"
 
 
 def price(value: Decimal | None) -> str:

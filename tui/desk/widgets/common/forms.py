@@ -3,14 +3,14 @@ each error to the form field it belongs to, and show it next to that field.
 
 Validation is the request models' own (pydantic): the desk never keeps a second copy of the
 venue's rules. A form names its fields by id; a mapper turns a pydantic error location
-(``("leg_quotes", 0, "bid")``) into the field id (``"bid-0"``).
+(``("leg_quotes", 0, "bid")``) into the field id (``"bid-0"``). What a typed number means is
+`tui.desk.widgets.common.amounts`'s: the text is read as typed, never filtered.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from decimal import Decimal, InvalidOperation
 
 from pydantic import ValidationError
 from textual.dom import DOMNode
@@ -76,35 +76,6 @@ def errors_from_api(error: ApiError, locate: Locator) -> dict[str, str]:
         if field != FORM:
             return {field: message}
     return {FORM: error.message}
-
-
-def parse_decimal(text: str, field: str, *, required: bool = True) -> Decimal | None:
-    """A decimal typed by the user (commas allowed as thousands separators)."""
-    cleaned = text.strip().replace(",", "").replace("_", "")
-    if not cleaned:
-        if required:
-            raise FormError({field: "required"})
-        return None
-    try:
-        value = Decimal(cleaned)
-    except InvalidOperation:
-        raise FormError({field: f"{text.strip()!r} is not a number"}) from None
-    if not value.is_finite():
-        raise FormError({field: "must be a finite number"})
-    return value
-
-
-def parse_int(text: str, field: str, *, low: int | None = None, high: int | None = None) -> int:
-    """A whole number typed by the user, within bounds."""
-    cleaned = text.strip().replace(",", "")
-    if not cleaned.lstrip("-").isdigit():
-        raise FormError({field: "must be a whole number"})
-    value = int(cleaned)
-    if low is not None and value < low:
-        raise FormError({field: f"must be at least {low}"})
-    if high is not None and value > high:
-        raise FormError({field: f"must be at most {high}"})
-    return value
 
 
 def show_errors(root: DOMNode, errors: Mapping[str, str]) -> None:

@@ -2,9 +2,14 @@
 
 A snapshot from the feed is merged, not redrawn: rows are keyed by record id, new records are
 added, changed cells are updated in place (without re-measuring the column), and unchanged
-cells are not touched at all. Column widths are fixed up front, so no update is O(rows).
-Rows are ordered by a sort value carried by the row's `SortText` cell; the table re-sorts
-only when rows were added.
+cells are not touched at all. Column widths are fixed up front, so no update is O(rows); a
+``flex`` column takes the width the others leave (a wide terminal shows whole instrument
+names), and text too long for its column ends in an ellipsis, the whole row one key away
+(``v``). Rows are ordered by a sort value carried by the row's `SortText` cell; the table
+re-sorts only when rows were added or a sort value changed.
+
+The cursor is bound to a record, never to a row number: through a re-sort, a row added above
+it or a row dropped above it, it stays on the record it was on.
 """
 
 from __future__ import annotations
@@ -15,7 +20,9 @@ from typing import Any
 
 from rich.text import Text
 from textual.binding import Binding
+from textual.message import Message
 from textual.widgets import DataTable
+from textual.widgets.data_table import ColumnKey
 
 Cell = str | Text
 CHUNK_ROWS = 1000
@@ -38,12 +45,16 @@ class SortText(Text):
 
 @dataclass(frozen=True)
 class Column:
-    """A column: key, header label, fixed width, and whether numbers align right."""
+    """A column: key, header label, width, whether numbers align right, whether it grows.
+
+    A ``flex`` column is at least ``width`` wide and shares what the table's width leaves.
+    """
 
     key: str
     label: str
     width: int
     numeric: bool = False
+    flex: bool = False
 
 
 class KeyedTable(DataTable[Cell]):
@@ -52,7 +63,16 @@ class KeyedTable(DataTable[Cell]):
     BINDINGS = [
         Binding("home", "scroll_top", "Top", show=False),
         Binding("end", "scroll_bottom", "Bottom", show=False),
+        Binding("v", "view_row", "View row", show=False),
     ]
+
+    @dataclass
+    class ViewRow(Message):
+        """The trader wants every cell of a row in full (``v``): column labels and texts."""
+
+        table: KeyedTable
+        key: str
+        fields: list[tuple[str, str]]
 
     def __init__(
         self,
@@ -73,6 +93,7 @@ class KeyedTable(DataTable[Cell]):
         self._cells: dict[str, tuple[Cell, ...]] = {}
         self._backlog: dict[str, tuple[Cell, ...]] = {}
         self._columns_added = False
+        self._flex_width = 0
 
     def on_mount(self) -> None:
         """Add the fixed-width columns."""
@@ -85,6 +106,29 @@ class KeyedTable(DataTable[Cell]):
             label = Text(column.label, justify="right" if column.numeric else "left")
             self.add_column(label, width=column.width, key=column.key)
         self._columns_added = True
+
+    def on_resize(self) -> None:
+        """Give the flex columns the width the fixed ones leave."""
+        self.fit_width(self.scrollable_content_region.width)
+
+    def fit_width(self, width: int) -> None:
+        """Size the flex columns for a table ``width`` cells wide (never below their own)."""
+        flexible = [c for c in self._columns if c.flex]
+        if not flexible or width <= 0:
+            return
+        self._ensure_columns()
+        padding = 2 * self.cell_padding
+        fixed = sum(c.width + padding for c in self._columns if not c.flex)
+        spare = width - fixed - padding * len(flexible) - 1  # one cell for the scrollbar
+        share = max(0, spare) // len(flexible)
+        if share == self._flex_width:
+            return
+        self._flex_width = share
+        for column in flexible:
+            self.columns[ColumnKey(column.key)].width = max(column.width, share)
+        self._require_update_dimensions = True
+        self._clear_caches()
+        self.refresh()
 
     @property
     def row_keys(self) -> list[str]:
@@ -101,9 +145,11 @@ class KeyedTable(DataTable[Cell]):
         Returns how many rows were added.
         """
         self._ensure_columns()
+        selected = self.selected_key
         seen: set[str] = set()
         added: list[tuple[str, tuple[Cell, ...]]] = []
         keys = [c.key for c in self._columns]
+        reordered = False
         for key, cells in rows:
             values = tuple(cells)
             seen.add(key)
@@ -117,38 +163,42 @@ class KeyedTable(DataTable[Cell]):
             changed = False
             for column_key, before, after in zip(keys, old, values, strict=True):
                 if not _same(before, after):
-                    self.update_cell(key, column_key, after, update_width=False)
+                    self.update_cell(key, column_key, _fit(after), update_width=False)
                     changed = True
+                    reordered = reordered or column_key == self._sort_column
             if not changed:
                 continue
             self._cells[key] = values
         if prune:
-            self.prune_to(seen)
+            self._drop([k for k in self._cells if k not in seen], seen)
         # A big batch (the first load of a long day) goes in by chunks, one per frame, so the
         # desk stays responsive while the table fills.
         now, later = added[:CHUNK_ROWS], added[CHUNK_ROWS:]
         self._backlog.update(later)
-        self._add(now)
+        self._add(now, resort=reordered)
+        self._keep_cursor_on(selected)
         if self._backlog:
             self.call_after_refresh(self._drain)
         return len(added)
 
-    def _add(self, rows: list[tuple[str, tuple[Cell, ...]]]) -> None:
-        had_rows = bool(self._cells)
+    def _add(self, rows: list[tuple[str, tuple[Cell, ...]]], *, resort: bool = False) -> None:
         for key, values in rows:
-            self.add_row(*values, key=key, height=self._row_height)
+            self.add_row(*(_fit(v) for v in values), key=key, height=self._row_height)
             self._cells[key] = values
-        if rows and self._sort_column is not None:
-            # The cursor stays on the record it was on, not on the row number: a trader's
-            # selection must never change under them because a new row arrived.
-            selected = self.selected_key if had_rows else None
+        if (rows or resort) and self._sort_column is not None:
             self.sort(self._sort_column, key=_sort_key, reverse=self._newest_first)
-            if selected is not None and selected in self._cells:
-                self.move_cursor(row=self.get_row_index(selected), scroll=False)
+
+    def _keep_cursor_on(self, key: str | None) -> None:
+        """Put the cursor back on the record it was on (a trader's selection must never
+        change under them because rows arrived, went, or changed places)."""
+        if key is not None and key in self._cells and self.selected_key != key:
+            self.move_cursor(row=self.get_row_index(key), scroll=False)
 
     def _drain(self) -> None:
+        selected = self.selected_key
         keys = list(self._backlog)[:CHUNK_ROWS]
         self._add([(key, self._backlog.pop(key)) for key in keys])
+        self._keep_cursor_on(selected)
         if self._backlog:
             self.call_after_refresh(self._drain)
 
@@ -158,11 +208,16 @@ class KeyedTable(DataTable[Cell]):
         return len(self._backlog)
 
     def prune_to(self, keys: set[str]) -> None:
-        """Drop every row whose key is not in ``keys``."""
-        for key in [k for k in self._cells if k not in keys]:
+        """Drop every row whose key is not in ``keys`` (the cursor stays on its record)."""
+        selected = self.selected_key
+        self._drop([k for k in self._cells if k not in keys], keys)
+        self._keep_cursor_on(selected)
+
+    def _drop(self, gone: list[str], keep: set[str]) -> None:
+        for key in gone:
             self.remove_row(key)
             del self._cells[key]
-        for key in [k for k in self._backlog if k not in keys]:
+        for key in [k for k in self._backlog if k not in keep]:
             del self._backlog[key]
 
     def set_cell(self, key: str, column_key: str, value: Cell) -> None:
@@ -174,7 +229,7 @@ class KeyedTable(DataTable[Cell]):
         if _same(cells[index], value):
             return
         self._cells[key] = (*cells[:index], value, *cells[index + 1 :])
-        self.update_cell(key, column_key, value, update_width=False)
+        self.update_cell(key, column_key, _fit(value), update_width=False)
 
     def cell_value(self, key: str, column_key: str) -> Cell | None:
         """What a cell currently shows."""
@@ -205,6 +260,29 @@ class KeyedTable(DataTable[Cell]):
         """Move the cursor to the row with this key."""
         if key in self._cells:
             self.move_cursor(row=self.get_row_index(key))
+
+    def row_fields(self, key: str) -> list[tuple[str, str]]:
+        """Every cell of a row in full, with its column's label (what ``v`` shows)."""
+        cells = self._cells.get(key, ())
+        return [
+            (column.label or column.key, str(cell).strip())
+            for column, cell in zip(self._columns, cells, strict=False)
+        ]
+
+    def action_view_row(self) -> None:
+        """Ask to see the row under the cursor in full (its cells may be clipped)."""
+        key = self.selected_key
+        if key is not None:
+            self.post_message(self.ViewRow(self, key, self.row_fields(key)))
+
+
+def _fit(cell: Cell) -> Cell:
+    """What the table draws: one line, and text too long for its column ends in "…"."""
+    # A plain string may carry markup, as DataTable reads it.
+    text = Text.from_markup(cell, end="") if isinstance(cell, str) else cell.copy()
+    text.overflow = "ellipsis"
+    text.no_wrap = "\n" not in text.plain
+    return text
 
 
 def _sort_key(cell: Any) -> Any:

@@ -1,0 +1,64 @@
+"""Next to the header: the trade that waits for me, and how long it still can.
+
+A maker's last look shows its countdown (and blinks, once a second on the venue's clock, so a
+frozen test clock gives a still picture); a deposit approval shows its deadline. The keys that
+answer are named: ``g`` then ``a``/``r`` or ``p``, which work wherever the focus is (the app
+takes ``g`` before a text field can while something waits). Hidden while nothing waits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime, timedelta
+
+from textual.widgets import Static
+
+from tui.desk.book import DeskBook
+from tui.desk.clearing import NextStep
+from tui.desk.widgets.common import fmt
+
+URGENT = timedelta(seconds=10)
+"""Under this much time left, the countdown turns to the error colour."""
+
+
+class Attention(Static):
+    """The most urgent trade waiting for me, with its countdown (see module docs)."""
+
+    def __init__(
+        self, book: DeskBook, clock: Callable[[], datetime], *, id: str | None = None
+    ) -> None:
+        super().__init__("", id=id)
+        self.book = book
+        self.clock = clock
+
+    def on_mount(self) -> None:
+        """Hidden until something waits; the countdown ticks every second."""
+        self.display = False
+        self.set_interval(1.0, self.tick, name="attention-countdown")
+
+    def tick(self) -> None:
+        """Show the most urgent waiting trade and its time left (or hide)."""
+        waiting = self.book.needs_me()
+        if not waiting:
+            self.display = False
+            self.remove_class("flash", "blink")
+            return
+        trade = waiting[0]
+        now = self.clock()
+        left = fmt.countdown(trade.deadline, now) if trade.deadline else "no deadline"
+        urgent = trade.deadline is not None and trade.deadline - now < URGENT
+        tone = "$error" if urgent else "$needs-action"
+        more = f" +{len(waiting) - 1}" if len(waiting) > 1 else ""
+        if trade.next_step is NextStep.LAST_LOOK:
+            head = f"[b]LAST LOOK[/b] [b {tone}]{left}[/]{more}"
+            keys = "g a accept · g r reject"
+            self.add_class("flash")
+            self.set_class(int(now.timestamp()) % 2 == 1, "blink")
+        else:
+            hint = self.book.deposit_hint(trade)
+            amount = f" {fmt.money(hint.amount)}" if hint.amount is not None else ""
+            head = f"[b]APPROVE DEPOSIT[/b]{amount} [b {tone}]{left}[/]{more}"
+            keys = "g p sign the permit"
+            self.remove_class("flash", "blink")
+        self.update(f"{head}\n[$text-muted]{keys}[/]")
+        self.display = True
