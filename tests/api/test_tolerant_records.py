@@ -415,10 +415,10 @@ def test_null_lists_flags_and_metadata_read_as_their_defaults() -> None:
 
 
 def test_requests_still_refuse_a_null_where_a_value_is_due() -> None:
+    # Issue 10: an *optional* key sent as null means left out (``ratio`` and
+    # ``funding_interval_s`` have defaults); a key with no default still refuses null.
     with pytest.raises(ValidationError) as caught:
-        _rfq_request({"legs": [{"side": "buy", "ratio": None, "instrument": rec.PERP}]})
-    assert _locations(caught.value) == {("structure", "legs", 0, "ratio")}
+        _rfq_request({"legs": [{"side": None, "ratio": 1, "instrument": rec.PERP}]})
+    assert _locations(caught.value) == {("structure", "legs", 0, "side")}
     with pytest.raises(ValidationError):
-        _rfq_request(
-            {"legs": [{"side": "buy", "instrument": dict(rec.PERP, funding_interval_s=None)}]}
-        )
+        _rfq_request({"legs": [{"side": "buy", "instrument": dict(rec.PERP, underlying=None)}]})

@@ -276,13 +276,26 @@ def error_from_response(response: httpx.Response, endpoint: str = "") -> ApiErro
     return cls(message, status=status, code=code, endpoint=endpoint)
 
 
+_NEVER_LEFT = (
+    httpx.ConnectError,
+    httpx.ConnectTimeout,
+    httpx.PoolTimeout,
+    httpx.ProxyError,
+    httpx.UnsupportedProtocol,
+)
+"""Failures before a connection to the venue was open: the request provably never left."""
+
+
 def transport_error(exc: httpx.TransportError, endpoint: str) -> ConnectionLost:
     """The `ConnectionLost`/`RequestTimeout` for an httpx transport failure.
 
-    Only a failure to connect (or to get a pooled connection) proves the request never left;
-    any other failure may have happened after the server got the request.
+    ``maybe_sent`` is False exactly when the request provably never left: no connection to the
+    venue was ever open (refused, connect timeout, no pooled connection free, a proxy that
+    refused, a scheme httpx cannot speak). Any failure on an open connection (a read or write
+    error or timeout, a dropped connection, a protocol error) may come after the venue got the
+    request, so a write must then be resolved by reading, never resent blindly.
     """
-    maybe_sent = not isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout)
+    maybe_sent = not isinstance(exc, _NEVER_LEFT)
     detail = type(exc).__name__
     text = str(exc).strip()
     if text:

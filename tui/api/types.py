@@ -9,7 +9,8 @@ number Python's `Decimal` can read, whatever its magnitude, so a surprising valu
 page. `RequestDecimalStr` (requests: what the client sends and the sandbox accepts) takes only
 plain ASCII decimal syntax with at most `MAX_DECIMAL_PLACES` places, at most
 `MAX_SIGNIFICANT_DIGITS` significant digits and a magnitude below ``1e18``, so values such as
-``"1e-999999"``, ``"1_000"`` or full-width digits never enter the system.
+``"1e-999999"``, ``"1_000"`` or full-width digits never enter the system; a JSON number is
+refused (a request decimal is a string on the wire, or a `Decimal` in Python).
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from decimal import Decimal, InvalidOperation
 from enum import StrEnum
 from typing import Annotated, Any, TypeVar
 
-from pydantic import AfterValidator, BeforeValidator, PlainSerializer, PlainValidator
+from pydantic import AfterValidator, BeforeValidator, PlainSerializer, PlainValidator, Strict
+from pydantic_core import PydanticCustomError
 
 __all__ = [
     "H160",
@@ -30,8 +32,10 @@ __all__ = [
     "MAX_SIGNIFICANT_DIGITS",
     "REQUEST_DECIMAL_LIMIT_EXP",
     "DecimalStr",
+    "JsonNumber",
     "PositiveDecimalStr",
     "RequestDecimalStr",
+    "RequestInt",
     "RequestPositiveDecimalStr",
     "Timestamp",
     "UuidStr",
@@ -103,6 +107,17 @@ def _parse_decimal(value: Any) -> Decimal:
 _ASCII_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE]([+-]?)[0-9]+)?")
 
 
+class JsonNumber(Decimal):
+    """A number with a fraction as a JSON document wrote it, read exactly: a `Decimal`, marked.
+
+    A decoder that must never make floats reads numbers with ``json.loads(...,
+    parse_float=JsonNumber)`` (the sandbox does); the mark lets a request decimal, which is due
+    as a string, refuse a JSON number while still taking a `Decimal` built in Python.
+    """
+
+    __slots__ = ()
+
+
 def _parse_request_decimal(value: Any) -> Decimal:
     """A request decimal: ASCII syntax only, bounded places, digits and magnitude."""
     if isinstance(value, str):
@@ -121,6 +136,12 @@ def _parse_request_decimal(value: Any) -> Decimal:
             if syntax.group(1) == "-":
                 raise ValueError(f"must have at most {MAX_DECIMAL_PLACES} decimal places") from None
             raise ValueError(f"must be below 1e{REQUEST_DECIMAL_LIMIT_EXP} in magnitude") from None
+    elif isinstance(value, bool | int | float | JsonNumber):
+        # A request carries amounts as decimal strings: a JSON number (float or int) may
+        # already have lost digits, so it is refused as the wrong type, not read.
+        raise PydanticCustomError(
+            "decimal_type", "must be a decimal string (or Decimal), not a JSON number"
+        )
     else:
         parsed = _parse_decimal(value)
     sign, digits, written_exponent = parsed.as_tuple()
@@ -168,6 +189,10 @@ RequestDecimalStr = Annotated[
 
 RequestPositiveDecimalStr = Annotated[RequestDecimalStr, AfterValidator(_require_positive)]
 """A `RequestDecimalStr` that must be strictly greater than zero (quantities, prices)."""
+
+RequestInt = Annotated[int, Strict()]
+"""An integer in a request: a JSON integer only, never a boolean, a float or a string
+(``true``, ``2.0``, ``"1_000"`` are refused as the wrong type)."""
 
 
 def format_timestamp(value: datetime) -> str:

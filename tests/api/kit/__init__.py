@@ -3,7 +3,9 @@
 `clocks` (`FakeTime`, `LocalClock`) makes waits instant and clocks movable by hand; `records`
 holds an example wire record of every record type (``from tests.api.kit import records as
 rec``); `venue` is the mock venue on ``httpx.MockTransport`` (`FakeVenue`, the reply builders
-`ok`, `page`, `fail`) and `make_client`, a `ServiceClient` wired to it with fake time.
+`ok`, `page`, `fail`) and `make_client`, a `ServiceClient` wired to it with fake time;
+`writes` (imported by its own name: it needs the sandbox) loses writes on cue against the real
+sandbox, with one scenario per kind of write.
 """
 
 from __future__ import annotations

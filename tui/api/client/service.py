@@ -380,6 +380,16 @@ class ServiceClient:
         """``POST /v1/transfers/permit``: submit a signed permit so the pool may spend funds."""
         return await self._single("transfers_permit", body=request)
 
+    async def write(self, name: str, body: Request | None = None) -> Any:
+        """Send the write ``name`` of the catalogue with a body already built; its answer.
+
+        The one door for code that handles every kind of write alike (`tui.api.writes`).
+        """
+        endpoint = endpoint_named(name)
+        if not endpoint.writes:
+            raise ValueError(f"{name} is not a write")
+        return await self._sender.single(endpoint, body=body)
+
     # -- utility -----------------------------------------------------------------------------
 
     async def status(self) -> Status:

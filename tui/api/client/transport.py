@@ -58,6 +58,7 @@ __all__ = [
     "endpoint_label",
     "keeping_free",
     "parse",
+    "parse_result",
     "read_result",
     "request_body",
     "validation_summary",
@@ -209,13 +210,20 @@ def _decode(response: httpx.Response, label: str) -> Any:
         ) from None
 
 
+def parse_result(endpoint: Endpoint, value: Any) -> Any:
+    """A ``result`` value read as the catalogue's response type (a `MalformedResponse` if it
+    does not fit): an answer's, or a copy of one kept as JSON (the writes journal's)."""
+    return parse(_result_adapter(endpoint), value, endpoint_label(endpoint))
+
+
 def read_result(endpoint: Endpoint, reply: Reply) -> Any:
     """The ``result`` of a ``{"result": ...}`` answer, read as the catalogue's response type."""
-    label = endpoint_label(endpoint)
     data = reply.data
     if not isinstance(data, dict) or "result" not in data:
-        raise MalformedResponse("the response has no 'result'", status=200, endpoint=label)
-    return parse(_result_adapter(endpoint), data["result"], label)
+        raise MalformedResponse(
+            "the response has no 'result'", status=200, endpoint=endpoint_label(endpoint)
+        )
+    return parse_result(endpoint, data["result"])
 
 
 class Sender:

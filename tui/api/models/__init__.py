@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from tui.api.models.base import (
     NameStr,
+    PoolNameStr,
     Record,
     Request,
     RequestPart,
@@ -246,6 +247,7 @@ __all__ = [
     "PermitTemplateRequest",
     "PerpetualFutureInstrument",
     "PerpetualFutureInstrumentInput",
+    "PoolNameStr",
     "PoolParty",
     "PoolStatusValue",
     "PoolStrategy",

@@ -1,7 +1,7 @@
 """The base classes of the two sides: lenient `Record`, strict `Request` and `RequestPart`.
 
 Also the pieces every section shares: `UnknownVariant` for union members this client cannot
-read, the tagged-union discriminator that routes an unknown tag to it, and `NameStr`.
+read, the tagged-union discriminator that routes an unknown tag to it, `NameStr` and `PoolNameStr`.
 """
 
 from __future__ import annotations
@@ -45,6 +45,20 @@ def _null_means_default_fields(cls: type[BaseModel]) -> frozenset[str]:
     )
 
 
+def _drop_nulls_with_defaults(cls: type[BaseModel], data: Any) -> Any:
+    """``data`` without the nulls sent for fields that have a default but do not take None.
+
+    Such a null means "not given", in a record as in a request (the contract: an optional key
+    may arrive as JSON null). A field with no default keeps its null, and refuses it.
+    """
+    if not isinstance(data, dict):
+        return data
+    names = _null_means_default_fields(cls)
+    if any(data.get(name, 0) is None for name in names):
+        return {k: v for k, v in data.items() if not (v is None and k in names)}
+    return data
+
+
 class Record(BaseModel):
     """Base of everything the server sends: unknown fields are kept, never an error.
 
@@ -57,18 +71,22 @@ class Record(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _null_means_default(cls, data: Any) -> Any:
-        if not isinstance(data, dict) or issubclass(cls, RequestPart):
-            return data  # requests keep refusing a null where a value is due
-        names = _null_means_default_fields(cls)
-        if any(data.get(name, 0) is None for name in names):
-            return {k: v for k, v in data.items() if not (v is None and k in names)}
-        return data
+        return _drop_nulls_with_defaults(cls, data)
 
 
 class Request(BaseModel):
-    """Base of request bodies: validated on construction, unknown keys ignored."""
+    """Base of request bodies: validated on construction, unknown keys ignored.
+
+    An optional key sent as null means it was left out (its default is used); a required key
+    sent as null is refused.
+    """
 
     model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _null_means_default(cls, data: Any) -> Any:
+        return _drop_nulls_with_defaults(cls, data)
 
     def to_wire(self) -> dict[str, Any]:
         """The JSON-ready body: decimals as strings, timestamps RFC 3339, no null extras."""
@@ -83,6 +101,7 @@ class RequestPart(BaseModel):
     that this configuration (``extra="ignore"``) wins over the record's ``extra="allow"``.
     A part also takes an instance of the lenient record class it mirrors (a `Leg` built by
     code written against the records): that instance's data is validated again, strictly.
+    As in a `Request`, an optional key sent as null means it was left out.
     """
 
     model_config = ConfigDict(extra="ignore", populate_by_name=True)
@@ -91,8 +110,8 @@ class RequestPart(BaseModel):
     @classmethod
     def _from_record(cls, data: Any) -> Any:
         if isinstance(data, BaseModel) and not isinstance(data, cls):
-            return data.model_dump()
-        return data
+            data = data.model_dump()
+        return _drop_nulls_with_defaults(cls, data)
 
 
 class UnknownVariant(Record):
@@ -134,3 +153,13 @@ def _no_control_characters(value: str) -> str:
 
 NameStr = Annotated[str, Field(min_length=1, max_length=50), AfterValidator(_no_control_characters)]
 """A name chosen by the caller (pool name, client quote id): 1 to 50 printable characters."""
+
+
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be blank")
+    return value
+
+
+PoolNameStr = Annotated[NameStr, AfterValidator(_not_blank)]
+"""A pool's name: a `NameStr` that is not only white space."""

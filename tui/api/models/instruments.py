@@ -17,7 +17,13 @@ from tui.api.models.enums import (
     SideValue,
     TradeSide,
 )
-from tui.api.types import DecimalStr, RequestPositiveDecimalStr, Timestamp, decimal_to_wire
+from tui.api.types import (
+    DecimalStr,
+    RequestInt,
+    RequestPositiveDecimalStr,
+    Timestamp,
+    decimal_to_wire,
+)
 
 UnderlyingStr = Annotated[
     str, Field(min_length=1, max_length=20, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -95,7 +101,7 @@ class PerpetualFutureInstrumentInput(PerpetualFutureInstrument, RequestPart):
     """A perpetual future in a request: the funding interval is a positive number of seconds."""
 
     underlying: UnderlyingStr
-    funding_interval_s: int = Field(default=3600, gt=0, le=10**9)
+    funding_interval_s: RequestInt = Field(default=3600, gt=0, le=10**9)
 
 
 class VanillaOptionInstrumentInput(VanillaOptionInstrument, RequestPart):
@@ -164,7 +170,7 @@ class LegInput(Leg, RequestPart):
     """A leg in a request: a known side, a ratio of at least 1, a strictly checked instrument."""
 
     side: TradeSide
-    ratio: int = Field(default=1, ge=1)
+    ratio: RequestInt = Field(default=1, ge=1)
     instrument: InstrumentInput
 
 

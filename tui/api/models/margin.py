@@ -11,11 +11,11 @@ import re
 from decimal import Decimal
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, Tag, field_validator
+from pydantic import Field, Tag, field_validator, model_validator
 
 from tui.api.models.base import (
     _RECORD_UNION,
-    NameStr,
+    PoolNameStr,
     Record,
     RequestPart,
     UnknownVariant,
@@ -54,7 +54,8 @@ class SimpleAsset(Record):
 
 
 class SimpleAssetInput(SimpleAsset, RequestPart):
-    """Simple-margin parameters in a request: fractions in [0, 1], leverage > 0."""
+    """Simple-margin parameters in a request: fractions in [0, 1], leverage > 0, and initial
+    margin never below maintenance margin (a position would be liquidated as it opens)."""
 
     futures_initial_margin: UnitDecimal
     futures_maintenance_margin: UnitDecimal
@@ -62,6 +63,16 @@ class SimpleAssetInput(SimpleAsset, RequestPart):
     option_initial_margin: UnitDecimal
     option_initial_margin_min: UnitDecimal
     option_maintenance_margin: UnitDecimal
+
+    @model_validator(mode="after")
+    def _initial_covers_maintenance(self) -> SimpleAssetInput:
+        for initial, maintenance in (
+            ("futures_initial_margin", "futures_maintenance_margin"),
+            ("option_initial_margin", "option_maintenance_margin"),
+        ):
+            if getattr(self, initial) < getattr(self, maintenance):
+                raise ValueError(f"{initial} must not be below {maintenance}")
+        return self
 
 
 class PortfolioAsset(Record):
@@ -204,7 +215,7 @@ class CreateNewPool(RequestPart):
     """Settle a quote in a new pool created on acceptance, with margin for both sides."""
 
     strategy: Literal[PoolStrategyType.CREATE_NEW] = PoolStrategyType.CREATE_NEW
-    name: NameStr
+    name: PoolNameStr
     creator_params: RequestMarginParams
     other_params: RequestMarginParams
 

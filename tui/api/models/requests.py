@@ -1,4 +1,9 @@
-"""The request bodies of the writing endpoints: strict, every stated bound checked."""
+"""The request bodies of the writing endpoints: strict, every stated bound checked.
+
+The sandbox decodes POST bodies with these models, so their rules are the venue's too: decimals
+are strings (a JSON number is refused), integers are JSON integers (never a boolean or a
+string), and an optional key sent as null means it was left out.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +11,11 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from tui.api.models.base import NameStr, Request
+from tui.api.models.base import NameStr, PoolNameStr, Request
 from tui.api.models.enums import RequestAction, TradeSide, TransferType
 from tui.api.models.instruments import MAX_LEGS, LegQuoteInput, StructureInput
 from tui.api.models.margin import Allowance, PoolStrategy, RequestMarginParams
-from tui.api.types import H160, RequestPositiveDecimalStr, Timestamp, UuidStr
+from tui.api.types import H160, RequestInt, RequestPositiveDecimalStr, Timestamp, UuidStr
 
 ClientQuoteId = NameStr
 
@@ -65,7 +70,7 @@ class CancelRequest(Request):
 class NewSettlementPoolRequest(Request):
     """Body of ``POST /v1/settlement_pools/new``: a pool with one counterparty."""
 
-    pool_name: NameStr
+    pool_name: PoolNameStr
     company_other: UuidStr
     creator_params: RequestMarginParams
     other_params: RequestMarginParams
@@ -86,7 +91,7 @@ class PermitTemplateRequest(Request):
 
     pool_address: H160
     allowance: Allowance
-    seconds_until_expiry: int = Field(default=60, gt=0, le=86_400)
+    seconds_until_expiry: RequestInt = Field(default=60, gt=0, le=86_400)
 
 
 class SubmitPermitRequest(Request):

@@ -15,7 +15,6 @@ import json
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -23,6 +22,7 @@ from pydantic import BaseModel, ValidationError
 
 from tui.api.endpoints import DEFAULT_PAGE_SIZE, ENDPOINTS, Endpoint, Method, endpoint_named
 from tui.api.jsonwire import JsonTooDeep, check_depth, lone_surrogate_path
+from tui.api.types import JsonNumber
 from tui.sandbox.engine.errors import ServiceError
 
 __all__ = [
@@ -178,7 +178,7 @@ def parse_json_object(body: bytes, *, required: bool = True) -> dict[str, Any]:
             f"the body is not valid JSON: byte {exc.start} is not UTF-8 text"
         ) from None
     try:
-        value = json.loads(text, parse_float=Decimal, parse_constant=_reject_constant)
+        value = json.loads(text, parse_float=JsonNumber, parse_constant=_reject_constant)
     except (ValueError, RecursionError) as exc:
         if isinstance(exc, json.JSONDecodeError):
             detail = f": {exc.msg} at position {exc.pos}"
