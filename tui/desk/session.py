@@ -9,6 +9,12 @@ credentials file names the address; ``GET /v1/status`` proves it answers), or st
 child process on a free loopback port and waits for its ready line. It opens the desk as the
 seeded company ``DESK``; its wallet key comes from the credentials file. A real profile's
 wallet key is in an encrypted keystore, unlocked by a password prompt when first needed.
+
+The sandbox connector then keeps watching (it is `tui.desk.supervisor.Supervised`): a child
+it started that dies is started again on the same database with the same arguments, and a
+sandbox it attached to that stops is looked for until it is back. What happened is told as
+`tui.desk.supervisor.SessionEvent`s; one that brings the session back carries the new
+`Connection` (a restarted sandbox serves on a new port), so the desk builds its client anew.
 """
 
 from __future__ import annotations
@@ -16,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +31,20 @@ import httpx
 from pydantic import SecretStr
 
 from tui.desk.config import SANDBOX_PROFILE, Profile
-from tui.paths import data_dir, sandbox_credentials_path, sandbox_db_path
+from tui.desk.supervisor import (
+    ChildDied,
+    ChildGaveUp,
+    ChildRestarted,
+    ChildStartError,
+    RestartLog,
+    RestartPolicy,
+    SandboxChild,
+    SandboxReattached,
+    SandboxStopped,
+    SessionEvents,
+    describe_exit,
+)
+from tui.paths import data_dir, private_folder, sandbox_credentials_path, sandbox_db_path
 
 SANDBOX_COMPANY = "DESK"
 """The seeded company the desk trades as in the sandbox."""
@@ -173,8 +191,34 @@ async def answers_status(base_url: str, wait_s: float = 2.0) -> bool:
     return response.status_code == 200
 
 
+async def listening(base_url: str, wait_s: float = 2.0) -> bool:
+    """Whether anything accepts a TCP connection at ``base_url``'s host and port.
+
+    How an attached sandbox is watched: no request is made, so the watch costs no rate limit
+    and writes nothing to the sandbox's log.
+    """
+    url = httpx.URL(base_url)
+    if not url.host:
+        return False
+    try:
+        async with asyncio.timeout(wait_s):
+            _reader, writer = await asyncio.open_connection(url.host, url.port or 80)
+    except (OSError, TimeoutError):
+        return False
+    writer.close()
+    with contextlib.suppress(OSError):
+        await writer.wait_closed()
+    return True
+
+
 class SandboxConnector:
-    """The built-in sandbox: attach to the one serving ``data``, or start it as a child."""
+    """The built-in sandbox: attach to the one serving ``data``, or start it as a child.
+
+    Once connected it is `Supervised` (see module docs): its own child is restarted on the
+    same database with the same arguments when it dies (pauses and cap: ``policy``); an
+    attached sandbox, another process's, is only looked for again (``policy.probe_s``).
+    ``connection`` is always the latest way in.
+    """
 
     def __init__(
         self,
@@ -182,6 +226,7 @@ class SandboxConnector:
         *,
         short_name: str = SANDBOX_COMPANY,
         extra_args: list[str] | None = None,
+        policy: RestartPolicy | None = None,
     ) -> None:
         self.data = data or data_dir()
         self.db_path = sandbox_db_path(self.data)
@@ -189,30 +234,88 @@ class SandboxConnector:
         self.log_path = self.data / "sandbox.log"
         self.short_name = short_name
         self.extra_args = extra_args or []
+        self.policy = policy or RestartPolicy()
         self.label = SANDBOX_PROFILE
         self.sandbox = True
-        self.process: asyncio.subprocess.Process | None = None
+        self.child: SandboxChild | None = None
         self.attached = False
+        self.connection: Connection | None = None
+        self._restarts = RestartLog(self.policy)
+        self._events = SessionEvents()
+        self._retry = asyncio.Event()
+        self._watch: asyncio.Task[None] | None = None
+
+    @property
+    def process(self) -> asyncio.subprocess.Process | None:
+        """The sandbox process this desk started (None when attached or closed)."""
+        return self.child.process if self.child is not None else None
+
+    @property
+    def running(self) -> bool:
+        """Whether this desk's own sandbox child is up."""
+        return self.child is not None and self.child.running
 
     async def connect(self) -> Connection:
         """Attach to a running sandbox for this data dir, or start one and wait until ready."""
-        self.data.mkdir(mode=0o700, parents=True, exist_ok=True)  # keys live here
-        if self.credentials_path.exists():
-            with contextlib.suppress(SessionError):
-                document = read_credentials_file(self.credentials_path)
-                if await answers_status(str(document.get("base_url", ""))):
-                    self.attached = True
-                    return connection_from_credentials(document, self.short_name)
-        await self._start()
-        return connection_from_credentials(
-            read_credentials_file(self.credentials_path), self.short_name
-        )
+        if self.connection is not None and self._watch is not None:
+            return self.connection  # connected and watched already
+        private_folder(self.data)  # keys live here
+        attached = await self._attach()
+        if attached is not None:
+            self.attached = True
+            self.connection = attached
+            self._watch = asyncio.create_task(self._watch_attached(), name="sandbox-watch")
+            return attached
+        self.connection = await self._start()
+        self._watch = asyncio.create_task(self._supervise(), name="sandbox-supervisor")
+        return self.connection
 
-    async def _start(self) -> None:
-        # A stale file from a previous run must not be mistaken for the new server's.
-        with contextlib.suppress(FileNotFoundError):
-            self.credentials_path.unlink()
-        command = [
+    def events(self) -> SessionEvents:
+        """What happened to the sandbox since `connect` (see `SessionEvent`)."""
+        return self._events
+
+    def retry_now(self) -> None:
+        """Cut the pause before the next restart (or attach) short; after giving up, start over."""
+        self._retry.set()
+
+    async def close(self) -> None:
+        """Stop watching; stop the sandbox if this desk started it (an attached one runs on)."""
+        watch, self._watch = self._watch, None
+        if watch is not None:
+            watch.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watch
+        child, self.child = self.child, None
+        if child is not None:
+            await child.stop()
+        self._events.put(None)
+
+    # -- attached: not ours, only looked for -------------------------------------------------
+
+    async def _attach(self) -> Connection | None:
+        if not self.credentials_path.exists():
+            return None
+        with contextlib.suppress(SessionError):
+            document = read_credentials_file(self.credentials_path)
+            if await answers_status(str(document.get("base_url", ""))):
+                return connection_from_credentials(document, self.short_name)
+        return None
+
+    async def _watch_attached(self) -> None:
+        assert self.connection is not None
+        while True:
+            while await listening(self.connection.base_url):
+                await self._pause(self.policy.probe_s)
+            self._events.put(SandboxStopped(self.connection.base_url))
+            while (back := await self._attach()) is None:
+                await self._pause(self.policy.probe_s)
+            self.connection = back
+            self._events.put(SandboxReattached(back))
+
+    # -- our own child: restarted ------------------------------------------------------------
+
+    def _command(self) -> list[str]:
+        return [
             sys.executable,
             "-m",
             "tui",
@@ -225,44 +328,63 @@ class SandboxConnector:
             str(self.credentials_path),
             *self.extra_args,
         ]
-        log = self.log_path.open("ab")
-        try:
-            self.process = await asyncio.create_subprocess_exec(
-                *command,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=log,
-                stdin=asyncio.subprocess.DEVNULL,
-                env={**os.environ, "PYTHONUNBUFFERED": "1"},
-            )
-        finally:
-            log.close()
-        assert self.process.stdout is not None
-        try:
-            async with asyncio.timeout(SANDBOX_START_TIMEOUT_S):
-                while True:
-                    line = await self.process.stdout.readline()
-                    if not line:
-                        raise SessionError(
-                            f"the sandbox stopped while starting (see {self.log_path})"
-                        )
-                    if line.startswith(b"sandbox ready"):
-                        break
-        except TimeoutError:
-            await self.close()
-            raise SessionError(f"the sandbox did not start in time (see {self.log_path})") from None
 
-    async def close(self) -> None:
-        """Stop the sandbox if this desk started it (an attached one keeps running)."""
-        process = self.process
-        self.process = None
-        if process is None or process.returncode is not None:
-            return
-        with contextlib.suppress(ProcessLookupError):
-            process.terminate()
+    async def _start(self) -> Connection:
+        """Start the child, wait until it is ready and answers; its connection."""
+        # A stale file from a previous run must not be mistaken for the new server's.
+        with contextlib.suppress(FileNotFoundError):
+            self.credentials_path.unlink()
+        child = SandboxChild(self._command(), self.log_path)
+        self.child = child  # from now on `close` stops it, whatever happens below
         try:
-            async with asyncio.timeout(10):
-                await process.wait()
-        except TimeoutError:
-            with contextlib.suppress(ProcessLookupError):
-                process.kill()
-            await process.wait()
+            await child.start(SANDBOX_START_TIMEOUT_S)
+            connection = connection_from_credentials(
+                read_credentials_file(self.credentials_path), self.short_name
+            )
+            if not await answers_status(connection.base_url):
+                raise SessionError(f"the sandbox does not answer at {connection.base_url}")
+        except ChildStartError as error:
+            raise SessionError(str(error)) from None
+        except OSError as error:
+            raise SessionError(f"cannot start the sandbox: {error}") from None
+        except SessionError:
+            await child.stop()
+            raise
+        return connection
+
+    async def _supervise(self) -> None:
+        """Wait for the child to exit; restart it; say what happened; give up past the cap."""
+        while True:
+            child = self.child
+            assert child is not None
+            # Never launched (an OSError): counted as a death all the same, so the cap holds.
+            exit_code = await child.wait() if child.process is not None else 127
+            delay = self._restarts.next_delay()
+            self._events.put(ChildDied(exit_code, child.log_tail(), delay))
+            if delay is None:
+                self._events.put(ChildGaveUp(self._give_up_reason(exit_code)))
+                await self._pause(None)
+                self._restarts.reset()
+            else:
+                await self._pause(delay)
+            try:
+                connection = await self._start()
+            except SessionError:
+                continue  # the child is gone again: said as its death, in the next round
+            self.connection = connection
+            self._events.put(ChildRestarted(connection))
+
+    def _give_up_reason(self, exit_code: int) -> str:
+        deaths = self.policy.max_restarts + 1
+        return (
+            f"the sandbox stopped {deaths} times within {self.policy.window_s:g} s, "
+            f"last {describe_exit(exit_code)}; not restarting it again (see {self.log_path}; "
+            "f5 tries again)"
+        )
+
+    async def _pause(self, seconds: float | None) -> None:
+        """Wait ``seconds`` (None: until asked), or less if `retry_now` is called meanwhile."""
+        self._retry.clear()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(seconds):
+                await self._retry.wait()

@@ -1,11 +1,9 @@
-"""The credentials file the sandbox hands to clients (where it lives: `tui.paths`), and the
-private folders it and the database live in.
+"""The credentials file the sandbox hands to clients (where it lives: `tui.paths`).
 
 The credentials file holds API secrets and sandbox wallet keys, so it is created with mode 0600
 from the first byte (``os.open`` with the mode, never chmod after the fact) and replaced
 atomically, so a reader never sees half a file or a world-readable one. Every folder the sandbox
-creates on the way to it or to the database is 0700, at every level (`private_folder`):
-``mkdir(parents=True, mode=...)`` gives the mode to the last folder only.
+creates on the way to it or to the database is 0700, at every level (`tui.paths.private_folder`).
 """
 
 from __future__ import annotations
@@ -16,35 +14,13 @@ import os
 from pathlib import Path
 from typing import Any
 
+from tui.paths import private_folder
+
 __all__ = [
-    "PRIVATE_FOLDER_MODE",
     "credentials_document",
-    "private_folder",
     "read_credentials",
     "write_credentials",
 ]
-
-PRIVATE_FOLDER_MODE = 0o700
-"""The mode of every folder the sandbox creates: keys live there."""
-
-
-def private_folder(folder: Path) -> None:
-    """Create ``folder`` and each missing folder above it with mode 0700.
-
-    Folders that already exist, ``folder`` itself included, are left as they are: they are the
-    user's. A folder is set to exactly 0700 after creation, whatever the umask took away.
-    """
-    missing: list[Path] = []
-    current = folder
-    while not current.is_dir() and current.parent != current:
-        missing.append(current)
-        current = current.parent
-    for path in reversed(missing):
-        try:
-            path.mkdir(mode=PRIVATE_FOLDER_MODE)
-        except FileExistsError:
-            continue  # made meanwhile by somebody else: theirs to keep
-        path.chmod(PRIVATE_FOLDER_MODE)
 
 
 def credentials_document(

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from tui.api.endpoints import BUDGET_TOKENS
-from tui.paths import sandbox_credentials_path, sandbox_db_path
+from tui.paths import private_folder, sandbox_credentials_path, sandbox_db_path
 from tui.sandbox.actors.profiles import ActorConfig
-from tui.sandbox.credentials import credentials_document, private_folder, write_credentials
+from tui.sandbox.credentials import credentials_document, write_credentials
 from tui.sandbox.engine.clock import SandboxClock
 from tui.sandbox.engine.exchange import Exchange
 from tui.sandbox.faults import FaultInjector, FaultSpec, fault_clock
