@@ -238,11 +238,6 @@ async def _burst(app: Any, pilot: Any, *keys: str) -> None:
         await pilot.pause()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs a type-ahead hold in the app (part A): keys queued behind the key that opens "
-    "a form are handled before the form has the focus",
-)
 async def test_a_burst_of_keys_lands_in_the_form_it_opens(sandbox: Any, desk: DeskFactory) -> None:
     app = desk()
     async with app.run_test(size=SIZE) as pilot:
@@ -256,3 +251,26 @@ async def test_a_burst_of_keys_lands_in_the_form_it_opens(sandbox: Any, desk: De
         form = app.screen
         assert isinstance(form, PermitScreen)
         assert form.query_one("#amount", Input).value == "100"
+
+
+async def test_a_burst_from_the_inbox_lands_in_the_ticket_fields(
+    sandbox: Any, desk: DeskFactory
+) -> None:
+    app = desk()
+    async with app.run_test(size=SIZE) as pilot:
+        await refresh(app, pilot, Topic.COMPANIES, Topic.STATS)
+        async with sandbox.client("ALPHA") as alpha:
+            rfq = await alpha.rfqs_new(
+                perp_rfq([sandbox.company_ids["DESK"]], "1", sandbox.clock.now())
+            )
+        await refresh(app, pilot, Topic.RFQS_RECEIVED, Topic.POOLS)
+        inbox = app.query_one(RfqInbox)
+        inbox.table.focus()
+        inbox.select("received", rfq.rfq_id)
+        await pilot.pause()
+        ticket = app.query_one(QuoteTicket)
+        ticket.query_one("#bid-0", Input).value = ""
+        ticket.query_one("#ask-0", Input).value = ""
+        await _burst(app, pilot, "enter", "1", "1", "1", "tab", "2", "2", "2")
+        assert ticket.query_one("#bid-0", Input).value == "111"
+        assert ticket.query_one("#ask-0", Input).value == "222"

@@ -58,6 +58,7 @@ from tui.desk.screens.new_rfq import NewRfqScreen
 from tui.desk.screens.record import RowScreen
 from tui.desk.session import Connection, Connector, SessionError
 from tui.desk.themes import BUILTIN_THEMES, DESK_VARIABLES, load_user_themes, pick_theme
+from tui.desk.typeahead import Replay, TypeAhead
 from tui.desk.widgets.attention import Attention
 from tui.desk.widgets.blotter import Blotter
 from tui.desk.widgets.common.keyed_table import KeyedTable
@@ -116,6 +117,7 @@ class DeskApp(App[None]):
         self.maker = MakerRole(self, runner)
         self.pools = PoolsRole(self, runner)
         self.safety = SafetyRole(self, runner, self.export_dir)
+        self.type_ahead = TypeAhead(self)
         for builtin in BUILTIN_THEMES.values():
             self.register_theme(builtin)
         loaded = load_user_themes(theme_dirs() if user_theme_dirs is None else user_theme_dirs)
@@ -368,10 +370,14 @@ class DeskApp(App[None]):
         screen = self.screen if not isinstance(self.screen, ModalScreen) else self.screen_stack[0]
         screen.set_class(height < SHORT, "-short")
         screen.set_class(width < NARROW, "-narrow")
+        self.query_one("#top").set_class(width < NARROW, "-two-lines")
+        self.query_one(PortfolioHeader).two_lines = width < NARROW
         self.refresh_bindings()
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
-        """On a narrow terminal the tracker shows while it has the focus, else the ticket."""
+        """Keys that waited for a form go to it; on a narrow terminal the tracker shows while
+        it has the focus, else the ticket."""
+        self.type_ahead.focus_moved(event.widget)
         main = self.screen_stack[0]
         if not any(node is main for node in event.widget.ancestors):
             return  # a modal's field (or one already gone): the panes behind stay as they are
@@ -392,23 +398,33 @@ class DeskApp(App[None]):
         return True
 
     async def on_event(self, event: events.Event) -> None:
-        """``g`` goes to the trade that waits for me wherever the focus is, a text field too.
+        """Keys, one at a time as the trader meant them (`TypeAhead`), and ``g`` anywhere.
 
-        While a last look or a deposit approval waits, ``g`` is taken before the focused
-        widget sees it (a text field would type it), and the focus moves to the tracker at
-        once, so the ``a``/``r``/``p`` typed right after it answer there. While nothing waits,
-        or a modal is open, ``g`` is left to whoever has the focus.
+        A key typed behind one that opens a form waits until the form has the focus (a paste,
+        a macro). While a last look or a deposit approval waits, ``g`` is taken before the
+        focused widget sees it (a text field would type it), and the focus moves to the
+        tracker at once, so the ``a``/``r``/``p`` typed right after it answer there. While
+        nothing waits, or a modal is open, ``g`` is left to whoever has the focus.
         """
-        if (
-            isinstance(event, events.Key)
-            and event.key == "g"
-            and not event.is_forwarded
-            and not isinstance(self.screen, ModalScreen)
-            and self.book.needs_me()
-        ):
-            self.action_next_action()
+        if isinstance(event, Replay):
+            while (key := self.type_ahead.next_key()) is not None:
+                await self._take_key(key)
+            return
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            if self.type_ahead.busy:
+                self.type_ahead.keep(event)
+            else:
+                await self._take_key(event)
             return
         await super().on_event(event)
+
+    async def _take_key(self, key: events.Key) -> None:
+        if key.key == "g" and not isinstance(self.screen, ModalScreen) and self.book.needs_me():
+            self.action_next_action()  # moves the focus at once: no need to hold what follows
+            return
+        if self.type_ahead.opens_something(key):
+            self.type_ahead.hold()
+        await super().on_event(key)
 
     def action_next_action(self) -> None:
         """Go to the most urgent trade waiting for me."""

@@ -25,6 +25,7 @@ from tui.api.lifecycle import (
 from tui.api.models import (
     RFQ,
     ClearingEvent,
+    ClearingStatus,
     Company,
     MakerLastLookResponse,
     MarketStats,
@@ -39,6 +40,7 @@ from tui.api.models import (
     Trade,
     Transfer,
 )
+from tui.desk.answers import PROGRESS, Answers
 from tui.desk.clearing import NextStep, Role, TrackedTrade, quote_is_open, track
 from tui.desk.messages import (
     ActionKind,
@@ -46,6 +48,7 @@ from tui.desk.messages import (
     AssetsUpdated,
     ClockSynced,
     CompaniesUpdated,
+    DepositApproved,
     KillReport,
     PoolsUpdated,
     PositionsUpdated,
@@ -92,6 +95,8 @@ class DeskBook:
     deposit_hints: dict[str, DepositHint] = field(default_factory=dict)
     filed_rfqs: dict[str, RFQ] = field(default_factory=dict)
     """RFQs the venue took (the answer to a send) that no poll of sent RFQs has listed yet."""
+    answers: Answers = field(default_factory=Answers)
+    """Records my actions' answers changed, until a poll confirms them."""
 
     # -- the one way in ---------------------------------------------------------------------
 
@@ -102,19 +107,25 @@ class DeskBook:
         user action the polls may wait a few seconds for the request budget; the venue's own
         answer is as good as a poll for this one record). It is kept until a poll lists it,
         since a poll started before the send would not. The answer to an accept or a last look
-        says what the permit must allow; it is kept as the trade's deposit hint.
+        says what the permit must allow; it is kept as the trade's deposit hint. A poll that
+        was already on its way when an answer was filed does not show the old state again
+        (`tui.desk.answers`): the book keeps the newer of the two, record by record.
         """
         if isinstance(change, RfqsUpdated):
+            listed = {r.rfq_id: r for r in change.rfqs}
             if change.direction == "received":
-                _refill(self.rfqs_received, {r.rfq_id: r for r in change.rfqs})
+                self.answers.overlay("rfqs_received", listed, change.at)
+                _refill(self.rfqs_received, listed)
             else:
-                listed = {r.rfq_id: r for r in change.rfqs}
                 for rfq_id in set(listed) & set(self.filed_rfqs):
                     del self.filed_rfqs[rfq_id]
+                self.answers.overlay("rfqs_sent", listed, change.at)
                 _refill(self.rfqs_sent, {**listed, **self.filed_rfqs})
         elif isinstance(change, QuotesUpdated):
-            store = self.quotes_sent if change.direction == "sent" else self.quotes_received
-            _refill(store, {q.parent_quote_id: q for q in change.quotes})
+            name = "quotes_sent" if change.direction == "sent" else "quotes_received"
+            quotes = {q.parent_quote_id: q for q in change.quotes}
+            self.answers.overlay(name, quotes, change.at)
+            _refill(getattr(self, name), quotes)
         elif isinstance(change, TradesUpdated):
             self.trades = change.trades
         elif isinstance(change, TransfersUpdated):
@@ -138,7 +149,10 @@ class DeskBook:
             change.ok or isinstance(change.record, KillReport)
         ):
             # A kill switch that failed in part still cancelled what it reports.
+            before = {name: dict(getattr(self, name)) for name in PROGRESS}
             self._file_outcome(change)
+            after = {name: getattr(self, name) for name in PROGRESS}
+            self.answers.remember(before, after, change.at)
 
     def _file_outcome(self, outcome: ActionOutcome) -> None:
         """What the venue answered to my own action, filed at once (the next poll confirms)."""
@@ -164,6 +178,8 @@ class DeskBook:
             )
             self._move_on(self.quotes_sent, quote_id, str(record.new_clearing_status), outcome)
             self._rfq_moves_on(self.rfqs_received, rfq_id, str(record.new_clearing_status))
+        elif isinstance(record, DepositApproved):
+            self._deposit_approved(record, outcome)
         elif isinstance(record, Quote):
             self.quotes_sent[record.parent_quote_id] = record
             if quote_id is not None:  # the quote it replaced
@@ -208,6 +224,35 @@ class DeskBook:
         store[quote_id] = quote.model_copy(
             update={"clearing_status": status, "clearing_events": events, "quote_status": state}
         )
+
+    def _deposit_approved(self, approval: DepositApproved, outcome: ActionOutcome) -> None:
+        """My permit for a trade's deposit was taken: when it allows what the venue asked, the
+        trade moves on as contract.md says (the taker's to the last look, the maker's to the
+        atomic deposit); a smaller permit leaves the trade waiting."""
+        for store, waiting, then in (
+            (
+                self.quotes_received,
+                ClearingStatus.PENDING_TAKER_DEPOSIT_APPROVAL,
+                ClearingStatus.PENDING_MAKER_LAST_LOOK,
+            ),
+            (
+                self.quotes_sent,
+                ClearingStatus.PENDING_MAKER_DEPOSIT_APPROVAL,
+                ClearingStatus.PENDING_ATOMIC_DEPOSIT,
+            ),
+        ):
+            quote = store.get(approval.quote_id)
+            if quote is None or quote.clearing_status != waiting:
+                continue
+            role = Role.TAKER if store is self.quotes_received else Role.MAKER
+            needed = self.deposit_hint(track(quote, role, self.rfq(quote.target_rfq_id))).amount
+            if needed is None or approval.amount >= needed:
+                self._move_on(store, approval.quote_id, then.value, outcome)
+                self._rfq_moves_on(
+                    self.rfqs_sent if role is Role.TAKER else self.rfqs_received,
+                    quote.target_rfq_id,
+                    then.value,
+                )
 
     def _rfq_moves_on(self, store: dict[str, RFQ], rfq_id: str | None, status: str) -> None:
         rfq = store.get(rfq_id) if rfq_id else None

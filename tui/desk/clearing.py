@@ -54,6 +54,11 @@ DEPOSIT_APPROVAL = timedelta(seconds=120)
 """How long the venue waits for a deposit approval (a permit) before it rejects the trade:
 the venue's documented window (contract.md leaves it open; the sandbox documents 120 s)."""
 
+LAST_LOOK_AT_LEAST = timedelta(seconds=10)
+"""The venue ends a last look at the quote's expiry, but never sooner than this after the trade
+reached it (a trade slowed by pool creation or a deposit approval must not expire the instant it
+reaches the maker); contract.md names only the expiry, the sandbox documents the 10 s floor."""
+
 _ALWAYS = {ClearingStatus.PENDING_MAKER_LAST_LOOK, ClearingStatus.SUCCESS_TRADES_BOOKED_INTO_POOL}
 
 
@@ -168,7 +173,7 @@ def track(quote: Quote, role: Role, rfq: RFQ | None) -> TrackedTrade:
     deadline: datetime | None = None
     if role is Role.MAKER and status == ClearingStatus.PENDING_MAKER_LAST_LOOK:
         next_step = NextStep.LAST_LOOK
-        deadline = quote.expires_at
+        deadline = last_look_deadline(quote)
     elif (role is Role.MAKER and status == ClearingStatus.PENDING_MAKER_DEPOSIT_APPROVAL) or (
         role is Role.TAKER and status == ClearingStatus.PENDING_TAKER_DEPOSIT_APPROVAL
     ):
@@ -191,6 +196,22 @@ def track(quote: Quote, role: Role, rfq: RFQ | None) -> TrackedTrade:
         accepted_at=accepted_at,
         fills=fills,
     )
+
+
+def last_look_deadline(quote: Quote) -> datetime:
+    """When the venue ends the maker's last look (`LAST_LOOK_AT_LEAST` after it began, at the
+    earliest; else the quote's expiry), from the clearing event that began it."""
+    began = next(
+        (
+            e.created_at
+            for e in quote.clearing_events
+            if e.status == ClearingStatus.PENDING_MAKER_LAST_LOOK
+        ),
+        None,
+    )
+    if began is None:
+        return quote.expires_at
+    return max(quote.expires_at, began + LAST_LOOK_AT_LEAST)
 
 
 def quote_is_open(quote: Quote, now: datetime) -> bool:

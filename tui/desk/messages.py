@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from decimal import Decimal
 from enum import StrEnum
 from typing import Any, Literal
 
@@ -260,6 +261,15 @@ class ActionKind(StrEnum):
     def words(self) -> str:
         """The kind as a toast title says it: ``accept quote``."""
         return self.value.replace("_", " ")
+
+
+@dataclass(frozen=True)
+class DepositApproved:
+    """The venue took my permit for a trade's deposit (it answers only "true"): which trade
+    (its quote id) and the amount the permit allows, for the book to move the trade on."""
+
+    quote_id: str
+    amount: Decimal
 
 
 @dataclass(frozen=True)

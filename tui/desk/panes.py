@@ -45,6 +45,7 @@ from tui.desk.messages import (
 )
 from tui.desk.roles.refusals import refusal_words
 from tui.desk.screens.new_rfq import NewRfqScreen
+from tui.desk.screens.permit import PermitScreen
 from tui.desk.widgets.attention import Attention
 from tui.desk.widgets.blotter import Blotter
 from tui.desk.widgets.common import fmt
@@ -274,10 +275,10 @@ class DeskPanes:
         """An action came back: to the form that waits for it, a toast, and the pane it
         concerns (its error line, or the ticket's fields)."""
         form = outcome.form
-        if isinstance(form, NewRfqScreen) and form.is_attached and form.sending:
+        if isinstance(form, NewRfqScreen | PermitScreen) and form.is_attached and form.sending:
             form.show_outcome(outcome)
             if not outcome.ok:
-                # The builder is still open: the reasons are under its fields, not in a toast.
+                # The form is still open: the reasons are under its fields, not in a toast.
                 return
         if outcome.crashed:
             return  # the failed worker is reported as such

@@ -165,6 +165,18 @@ async def pool_between(client: ServiceClient, other_id: str) -> Any:
     raise AssertionError("no shared pool")
 
 
+async def alpha_quotes_my_rfq(sandbox: Any, qty: str = "1") -> tuple[RFQ, Quote]:
+    """DESK asks ALPHA for a BTC perpetual; ALPHA quotes it in the pool they share."""
+    async with sandbox.client("DESK") as mine, sandbox.client("ALPHA") as alpha:
+        rfq = await mine.rfqs_new(
+            perp_rfq([sandbox.company_ids["ALPHA"]], qty, sandbox.clock.now())
+        )
+        (received,) = (await alpha.rfqs_received(id=rfq.rfq_id)).result
+        pool = await pool_between(alpha, sandbox.company_ids["DESK"])
+        quote = await quote_rfq(alpha, received, sandbox.clock.now(), pool_id=pool.pool_id)
+    return rfq, quote
+
+
 DAY_START = datetime(2026, 1, 5, 12, tzinfo=UTC)
 BOOKED = "success_trades_booked_into_pool"
 

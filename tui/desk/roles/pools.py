@@ -25,7 +25,7 @@ from tui.api.models import (
 )
 from tui.desk.book import party_margin
 from tui.desk.clearing import TrackedTrade
-from tui.desk.messages import ActionKind, RecordIds, Topic
+from tui.desk.messages import ActionKind, DepositApproved, RecordIds, Topic
 from tui.desk.roles.runner import ActionRunner, DeskHost, Done, Refused
 from tui.desk.screens.password import PasswordScreen
 from tui.desk.screens.permit import MoneyAction, MoneyForm, PermitScreen
@@ -96,13 +96,15 @@ class PoolsRole:
         if hint.pool_address is None:
             self.desk.poll_soon(Topic.POOLS)
 
-        def entered(amount: Decimal | None) -> None:
-            if amount is not None and hint.pool_address is not None:
-                self.approve_now(trade, hint.pool_address, amount)
+        def send(amount: Decimal, screen: PermitScreen) -> None:
+            if hint.pool_address is not None:
+                self.approve_now(trade, hint.pool_address, amount, form=screen)
 
-        self.desk.push_screen(PermitScreen(form), entered)
+        self.desk.push_screen(PermitScreen(form, send))
 
-    def approve_now(self, trade: TrackedTrade, pool_address: str, amount: Decimal) -> None:
+    def approve_now(
+        self, trade: TrackedTrade, pool_address: str, amount: Decimal, form: object = None
+    ) -> None:
         """Sign and submit the permit for ``amount`` (the form said how much)."""
 
         async def approve(client: ServiceClient) -> Done:
@@ -117,13 +119,14 @@ class PoolsRole:
                 return Done("", problem="the venue did not take the permit")
             return Done(
                 f"permit for {fmt.money(amount)} USDC submitted",
+                record=DepositApproved(trade.key, amount),
                 refresh=(Topic.QUOTES_SENT, Topic.QUOTES_RECEIVED, Topic.POOLS, Topic.TRANSFERS),
                 money=True,
             )
 
         quote = trade.quote
         ids = RecordIds(quote.target_rfq_id, quote.parent_quote_id, quote.pool_location)
-        self.runner.run(ActionKind.APPROVE_DEPOSIT, approve, ids=ids)
+        self.runner.run(ActionKind.APPROVE_DEPOSIT, approve, ids=ids, form=form)
 
     # -- deposits and withdrawals -----------------------------------------------------------
 
@@ -155,18 +158,23 @@ class PoolsRole:
             else None,
         )
 
-        def entered(amount: Decimal | None) -> None:
-            if amount is None:
-                return
+        def send(amount: Decimal, screen: PermitScreen) -> None:
             if action is MoneyAction.DEPOSIT:
-                self.deposit_now(pool_id, str(address), counterparty, amount)
+                self.deposit_now(pool_id, str(address), counterparty, amount, form=screen)
             else:
-                self.withdraw_now(pool_id, counterparty, amount)
+                self.withdraw_now(pool_id, counterparty, amount, form=screen)
 
-        self.desk.push_screen(PermitScreen(form), entered)
+        self.desk.push_screen(PermitScreen(form, send))
         return ""
 
-    def deposit_now(self, pool_id: str, address: str, counterparty: str, amount: Decimal) -> None:
+    def deposit_now(
+        self,
+        pool_id: str,
+        address: str,
+        counterparty: str,
+        amount: Decimal,
+        form: object = None,
+    ) -> None:
         """Permit the pool to spend ``amount``, then ask for the deposit."""
 
         async def deposit(client: ServiceClient) -> Done:
@@ -192,9 +200,11 @@ class PoolsRole:
                 money=True,
             )
 
-        self.runner.run(ActionKind.DEPOSIT, deposit, ids=RecordIds(pool_id=pool_id))
+        self.runner.run(ActionKind.DEPOSIT, deposit, ids=RecordIds(pool_id=pool_id), form=form)
 
-    def withdraw_now(self, pool_id: str, counterparty: str, amount: Decimal) -> None:
+    def withdraw_now(
+        self, pool_id: str, counterparty: str, amount: Decimal, form: object = None
+    ) -> None:
         """Move ``amount`` from the pool back to the wallet."""
 
         async def withdraw(client: ServiceClient) -> Done:
@@ -213,7 +223,7 @@ class PoolsRole:
                 money=True,
             )
 
-        self.runner.run(ActionKind.WITHDRAW, withdraw, ids=RecordIds(pool_id=pool_id))
+        self.runner.run(ActionKind.WITHDRAW, withdraw, ids=RecordIds(pool_id=pool_id), form=form)
 
     # -- a new pool -------------------------------------------------------------------------
 

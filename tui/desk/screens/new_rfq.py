@@ -24,6 +24,7 @@ from textual.widgets import Button, Footer, Input, Label, Select, SelectionList,
 
 from tui.api.models import RFQ, Company, NewRfqRequest
 from tui.desk.messages import ActionOutcome, ActionRequest
+from tui.desk.roles.refusals import outcome_words
 from tui.desk.screens.rfq_legs import LegRow, TargetList, lp_preselection
 from tui.desk.screens.rfq_request import (
     DEFAULT_RFQ_EXPIRY_S,
@@ -185,7 +186,7 @@ class NewRfqScreen(ModalScreen[RFQ | None]):
         elif outcome.error is not None:
             self.refused(rfq_errors_from_api(outcome.error))
         else:
-            self.refused({FORM: outcome.problem})
+            self.refused({FORM: outcome_words(outcome)})
 
     def refused(self, errors: dict[str, str]) -> None:
         """The venue refused: each reason under the field it names; the form stays as typed."""

@@ -4,12 +4,14 @@ Approving and depositing sign an ERC-2612 permit with the company wallet (templa
 submit) so the pool address may spend the amount; a deposit then also asks for the transfer.
 The screen shows exactly who may spend what, validates the amount as typed (`parse_amount`:
 no sign, no exponent, at most 6 decimal places) and with the request models, and returns it;
-the pools role does the signing and sending. Amounts on the screen are written by `fmt.usdc`,
-exactly as signed; the field holds the plain decimal.
+the pools role does the signing and sending, while the form waits: a refusal shows under the
+amount, and the form closes only when the venue took it. Amounts on the screen are written by
+`fmt.usdc`, exactly as signed; the field holds the plain decimal.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from enum import StrEnum
@@ -22,9 +24,17 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, Static
 
 from tui.api.models import DecimalAllowance
+from tui.desk.messages import ActionOutcome
+from tui.desk.roles.refusals import outcome_words
 from tui.desk.widgets.common import fmt
 from tui.desk.widgets.common.amounts import parse_amount
-from tui.desk.widgets.common.forms import FormError, errors_from_validation, show_errors
+from tui.desk.widgets.common.forms import (
+    FORM,
+    FormError,
+    errors_from_api,
+    errors_from_validation,
+    show_errors,
+)
 
 USDC_PLACES = 6
 """USDC moves in millionths: an amount with more places cannot be signed."""
@@ -72,14 +82,31 @@ def check_amount(form: MoneyForm, text: str) -> Decimal:
     return value
 
 
+def locate_money_field(path: tuple[int | str, ...]) -> str:
+    """The form field a refusal names: the transfer's ``qty`` and the permit's value are the
+    amount; anything else belongs to the form."""
+    return "amount" if path and path[0] in ("qty", "allowance", "value") else FORM
+
+
+Send = Callable[[Decimal, "PermitScreen"], None]
+"""Starts the signing and sending of the amount; its outcome comes back to `show_outcome`."""
+
+
 class PermitScreen(ModalScreen[Decimal | None]):
-    """The amount form (see module docs); dismisses with the amount or None."""
+    """The amount form (see module docs); dismisses with the amount or None.
+
+    Given ``send``, the form stays open while the amount is signed and sent: it closes when
+    the venue took it, and shows the venue's refusal under the amount (or the form) when not,
+    with the amount still as typed.
+    """
 
     BINDINGS = [Binding("escape", "cancel", "Back out"), Binding("ctrl+s", "submit", "Sign & send")]
 
-    def __init__(self, form: MoneyForm) -> None:
+    def __init__(self, form: MoneyForm, send: Send | None = None) -> None:
         super().__init__()
         self.form = form
+        self.send = send
+        self.sending = False
 
     def compose(self) -> ComposeResult:
         """What is signed, for whom, and the amount."""
@@ -112,6 +139,7 @@ class PermitScreen(ModalScreen[Decimal | None]):
                 yield Input(amount, id="amount", compact=True)
             yield Static("", id="err-amount", classes="field-error")
             yield Static("", id="err-form", classes="field-error")
+            yield Static("[$text-muted]signing and sending…[/]", id="permit-sending")
             with Horizontal(classes="modal-buttons"):
                 label = "Withdraw" if form.action is MoneyAction.WITHDRAW else "Sign & send"
                 yield Button(f"{label} (^s)", id="go", variant="primary", compact=True)
@@ -121,6 +149,7 @@ class PermitScreen(ModalScreen[Decimal | None]):
     def on_mount(self) -> None:
         """Focus the amount."""
         show_errors(self, {})
+        self.query_one("#permit-sending", Static).display = False
         self.query_one("#amount", Input).focus()
 
     def on_input_submitted(self) -> None:
@@ -141,7 +170,29 @@ class PermitScreen(ModalScreen[Decimal | None]):
         except FormError as error:
             show_errors(self, error.errors)
             return
-        self.dismiss(value)
+        if self.send is None:
+            self.dismiss(value)
+            return
+        if self.sending:
+            return
+        show_errors(self, {})
+        self._set_sending(True)
+        self.send(value, self)
+
+    def show_outcome(self, outcome: ActionOutcome) -> None:
+        """The pools role's answer: close when the venue took the amount, else say why."""
+        self._set_sending(False)
+        if outcome.ok:
+            self.dismiss(None)
+        elif outcome.error is not None:
+            show_errors(self, errors_from_api(outcome.error, locate_money_field))
+        else:
+            show_errors(self, {FORM: outcome_words(outcome)})
+
+    def _set_sending(self, sending: bool) -> None:
+        self.sending = sending
+        self.query_one("#go", Button).disabled = sending
+        self.query_one("#permit-sending", Static).display = sending
 
     def action_cancel(self) -> None:
         """Nothing is signed or sent."""

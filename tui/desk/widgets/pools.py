@@ -25,6 +25,7 @@ from textual.widgets import DataTable, Label, Static
 from tui.api.models import AggregatedPosition, PartyMargin, SettlementPool, instrument_label
 from tui.desk.book import DeskBook, party_margin
 from tui.desk.messages import ActionKind, ActionOutcome, ActionRequest
+from tui.desk.roles.refusals import outcome_words
 from tui.desk.widgets.common import fmt
 from tui.desk.widgets.common.keyed_table import Column, KeyedTable, SortText
 from tui.desk.widgets.common.palette import right, toned
@@ -298,7 +299,7 @@ class PoolsPane(Vertical):
 
     def show_outcome(self, outcome: ActionOutcome) -> None:
         """Clear the error line when the action worked; else say why it did not."""
-        self.show_error("" if outcome.ok else outcome.problem)
+        self.show_error("" if outcome.ok else outcome_words(outcome))
 
     def show_error(self, message: str) -> None:
         """Show why the last request was refused (empty clears it)."""

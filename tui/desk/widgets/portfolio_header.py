@@ -51,20 +51,32 @@ HEADER_FIGURES: tuple[tuple[str, str], ...] = (
 """Each header figure and what it means: the help's "Header figures" section."""
 
 
-def summary_markup(summary: PortfolioSummary | None) -> str:
-    """The portfolio line, every figure in USDC (see `HEADER_FIGURES`)."""
+SEPARATOR = " [$text-muted]·[/] "
+"""Between two figures: a visible mark, so no label runs into the figure before it."""
+
+
+def summary_markup(summary: PortfolioSummary | None, two_lines: bool = False) -> str:
+    """The portfolio line, every figure in USDC and labelled (see `HEADER_FIGURES`); on a
+    narrow terminal the money on one line and the dollar greeks on the next."""
     if summary is None:
         return "[$text-muted]portfolio: waiting for the first answer…[/]"
     upnl_tone = "$bid" if summary.sum_upnl >= 0 else "$ask"
-    return (
-        f"In pools [b]{fmt.money(summary.sum_balance)}[/b] USDC  "
-        f"uPNL [{upnl_tone}]{fmt.money(summary.sum_upnl, signed=True)}[/]  "
-        f"Exposure {fmt.money(summary.sum_notional)}  "
-        f"$Δ {fmt.money(summary.sum_dollar_delta, signed=True)}  "
-        f"$Γ {fmt.money(summary.sum_dollar_gamma, signed=True)}  "
-        f"Vega {fmt.money(summary.sum_vega, signed=True)}  "
-        f"Θ/day {fmt.money(summary.sum_theta, signed=True)}"
+    money = SEPARATOR.join(
+        (
+            f"In pools [b]{fmt.money(summary.sum_balance)}[/b] USDC",
+            f"uPNL [{upnl_tone}]{fmt.money(summary.sum_upnl, signed=True)}[/]",
+            f"Exposure {fmt.money(summary.sum_notional)}",
+        )
     )
+    greeks = SEPARATOR.join(
+        (
+            f"$Δ {fmt.money(summary.sum_dollar_delta, signed=True)}",
+            f"$Γ {fmt.money(summary.sum_dollar_gamma, signed=True)}",
+            f"Vega {fmt.money(summary.sum_vega, signed=True)}",
+            f"Θ/day {fmt.money(summary.sum_theta, signed=True)}",
+        )
+    )
+    return f"{money}\n{greeks}" if two_lines else f"{money}{SEPARATOR}{greeks}"
 
 
 class PortfolioHeader(Vertical):
@@ -76,6 +88,8 @@ class PortfolioHeader(Vertical):
     state: reactive[ConnectionState] = reactive(ConnectionState.CONNECTING)
     detail: reactive[str] = reactive("")
     summary: reactive[PortfolioSummary | None] = reactive(None)
+    two_lines: reactive[bool] = reactive(False)
+    """A narrow terminal: the figures take two lines (the desk sets it with the layout)."""
 
     def compose(self) -> ComposeResult:
         """Badge, identity, link state; the summary on the second line."""
@@ -95,7 +109,7 @@ class PortfolioHeader(Vertical):
         tone = _STATE_TONE.get(self.state, "$warning")
         detail = f" ({self.detail})" if self.detail else ""
         self.query_one("#identity", Static).update(
-            f"[b]{self.company}[/b]  profile [b]{self.profile}[/b]  "
+            f"[b]{self.company}[/b]{SEPARATOR}profile [b]{self.profile}[/b]{SEPARATOR}"
             f"[{tone}]● {self.state.value}{detail}[/]"
         )
 
@@ -115,6 +129,10 @@ class PortfolioHeader(Vertical):
         """Redraw the identity line."""
         self._identity()
 
-    def watch_summary(self, summary: PortfolioSummary | None) -> None:
+    def watch_summary(self) -> None:
         """Redraw the portfolio line."""
-        self.query_one("#portfolio", Static).update(summary_markup(summary))
+        self.query_one("#portfolio", Static).update(summary_markup(self.summary, self.two_lines))
+
+    def watch_two_lines(self) -> None:
+        """Redraw the portfolio figures on one line or two."""
+        self.watch_summary()

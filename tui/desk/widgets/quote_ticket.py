@@ -18,13 +18,16 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.markup import escape
 from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Select, Static
 
+from tui.api.lifecycle import clearing_is_final
 from tui.api.models import RFQ, NewQuoteRequest, RFQStatus
 from tui.desk.book import DeskBook
 from tui.desk.margin_presets import DEFAULT_PRESET, MARGIN_PRESETS, PRESET_NOTES
 from tui.desk.messages import ActionKind, ActionOutcome, ActionRequest
+from tui.desk.roles.refusals import outcome_words
 from tui.desk.widgets.common import fmt
 from tui.desk.widgets.common.forms import FORM, FormError, errors_from_api
 from tui.desk.widgets.common.forms import show_errors as show_form_errors
@@ -288,7 +291,7 @@ class QuoteTicket(Vertical):
             return
         quote = self.book.live_quote_on(self.rfq.rfq_id, self.clock())
         if quote is None:
-            live.update("[$text-muted]no live quote on this RFQ[/]")
+            live.update(self._no_live_quote(self.rfq.rfq_id))
             return
         live.update(
             f"live quote {fmt.short_id(quote.parent_quote_id)}  "
@@ -296,6 +299,18 @@ class QuoteTicket(Vertical):
             f"ask [$ask]{fmt.price(quote.aggregated_ask)}[/]  "
             f"expires {fmt.countdown(quote.expires_at, self.clock())}"
         )
+
+    def _no_live_quote(self, rfq_id: str) -> str:
+        """Why no quote of mine is live here: one was accepted (and how its clearing went), or
+        none was ever sent or left."""
+        accepted = next(
+            (q for q in self.book.my_quotes_on(rfq_id) if q.clearing_status is not None), None
+        )
+        if accepted is None:
+            return "[$text-muted]no live quote on this RFQ[/]"
+        status = accepted.clearing_status
+        state = fmt.status_words(str(status)) if clearing_is_final(status) else "clearing"
+        return f"[b]your quote was accepted[/b] — {escape(state)}: see tracker (t)"
 
     # -- reading the form -------------------------------------------------------------------
 
@@ -379,7 +394,7 @@ class QuoteTicket(Vertical):
         elif outcome.error is not None:
             self.show_errors(errors_from_api(outcome.error, locate_quote_field))
         else:
-            self.show_errors({FORM: outcome.problem})
+            self.show_errors({FORM: outcome_words(outcome)})
 
     def new_client_id(self) -> None:
         """After a send: a fresh client id for the next quote."""

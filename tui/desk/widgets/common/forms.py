@@ -17,6 +17,7 @@ from textual.dom import DOMNode
 from textual.widgets import Static
 
 from tui.api.errors import ApiError
+from tui.desk.roles.refusals import refusal_words
 
 FORM = "form"
 """The pseudo-field for errors that belong to no single field."""
@@ -68,14 +69,15 @@ def api_error_path(error: ApiError) -> tuple[tuple[int | str, ...], str] | None:
 
 
 def errors_from_api(error: ApiError, locate: Locator) -> dict[str, str]:
-    """Field id -> message for a venue refusal; the field when the message names one."""
+    """Field id -> message for a venue refusal: under the field it names, else the refusal in
+    words under the form (`refusal_words`; the raw status and code go to the toast's detail)."""
     found = api_error_path(error)
     if found is not None:
         path, message = found
         field = locate(path)
         if field != FORM:
             return {field: message}
-    return {FORM: error.message}
+    return {FORM: refusal_words(error)[0] if error.status else error.message}
 
 
 def show_errors(root: DOMNode, errors: Mapping[str, str]) -> None:

@@ -1,0 +1,165 @@
+"""Type-ahead: keys typed in a burst land in the form the first of them opens.
+
+A paste or a macro (``d100`` on the Pools tab, ``Enter 111 Tab 222`` in the inbox) reaches the
+desk as keys queued at once. Textual hands each key to the focused widget as it comes, so the
+keys after the one that opens a form (or moves the focus) would be handled by the old focus,
+before the form is mounted. `TypeAhead` holds them instead: a key whose binding opens something
+starts a hold, the keys after it wait, and once the focus has moved they are replayed, in order,
+to the new focus. When the key opened nothing after all (Enter on a table that opens nothing,
+`d` with no pool selected), the hold ends as soon as the desk has handled every message the key
+led to: no widget has anything left to do, so nothing is on its way.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from textual import events
+from textual.app import App
+from textual.timer import Timer
+from textual.widget import Widget
+
+OPENERS = frozenset(
+    {
+        "accept",
+        "approve_deposit",
+        "cancel_rfq",
+        "command_palette",
+        "create_pool",
+        "deposit",
+        "focus_inbox",
+        "focus_next",
+        "focus_previous",
+        "help",
+        "kill_switch",
+        "new_rfq",
+        "next_action",
+        "select",
+        "select_cursor",
+        "show_tab",
+        "show_tracker",
+        "view_record",
+        "view_row",
+        "withdraw",
+    }
+)
+"""Actions that open a form or a dialog, or move the focus: the keys after them wait for it."""
+
+HOLD_AT_MOST_S = 1.0
+"""The longest the keys wait, whatever happens (a safety net: the focus or the calm ends it)."""
+
+CALM_CHECK_S = 0.01
+"""How often a hold looks whether the desk has handled all the key led to."""
+
+
+def action_name(action: str) -> str:
+    """``app.show_tab('pools')`` -> ``show_tab``: the action without namespace and arguments."""
+    return action.partition("(")[0].rpartition(".")[2]
+
+
+def bound_action(app: App[Any], key: events.Key) -> str | None:
+    """The action the key will run where the focus is, or None (typed into a field, unbound)."""
+    focused = app.focused
+    if focused is not None and focused.check_consume_key(key.key, key.character):
+        return None
+    screen = app.screen
+    for priority, chain in (
+        (True, list(reversed(screen._binding_chain))),
+        (False, screen._modal_binding_chain),
+    ):
+        for _namespace, bindings in chain:
+            for binding in bindings.key_to_bindings.get(key.key, ()):
+                if binding.priority == priority:
+                    return binding.action
+    return None
+
+
+class TypeAhead:
+    """Holds the keys typed behind a key that opens something (see module docs)."""
+
+    def __init__(self, app: App[Any]) -> None:
+        self.app = app
+        self.waiting: deque[events.Key] = deque()
+        self.holding = False
+        self.replay_pending = False
+        self._focus_at_hold: Widget | None = None
+        self._timer: Timer | None = None
+        self._calm_check: Timer | None = None
+        self._calm_seen = 0
+
+    @property
+    def busy(self) -> bool:
+        """Keys typed now wait: a hold is on, or the keys that waited are not replayed yet."""
+        return self.holding or self.replay_pending
+
+    def opens_something(self, key: events.Key) -> bool:
+        """Whether the key runs an action that opens a form or moves the focus."""
+        action = bound_action(self.app, key)
+        return action is not None and action_name(action) in OPENERS
+
+    def hold(self) -> None:
+        """Keys from now on wait until the focus moves (or `HOLD_AT_MOST_S` passes)."""
+        self.holding = True
+        self._focus_at_hold = self.app.focused
+        self._stop_timers()
+        self._calm_seen = 0
+        self._timer = self.app.set_timer(HOLD_AT_MOST_S, self.release, name="type-ahead")
+        self._calm_check = self.app.set_interval(CALM_CHECK_S, self._check_calm, name="calm")
+
+    def keep(self, key: events.Key) -> None:
+        """A key typed while holding: it waits its turn."""
+        self.waiting.append(key)
+
+    def focus_moved(self, widget: Widget) -> None:
+        """The focus went somewhere: if it left where it was when the hold began, release."""
+        if self.holding and widget is not self._focus_at_hold:
+            self.release()
+
+    def release(self) -> None:
+        """Stop holding; the keys that waited are replayed by the app (`next_key`)."""
+        self._stop_timers()
+        if not self.holding:
+            return
+        self.holding = False
+        self._focus_at_hold = None
+        if self.waiting and not self.replay_pending:
+            self.replay_pending = True
+            self.app.post_message(Replay())
+
+    def _stop_timers(self) -> None:
+        for timer in (self._timer, self._calm_check):
+            if timer is not None:
+                timer.stop()
+        self._timer = self._calm_check = None
+
+    def _check_calm(self) -> None:
+        """Release once every message pump of the desk was idle at two checks in a row: the
+        key's action ran, and whatever it posted was handled, without moving the focus."""
+        if self._busy_somewhere():
+            self._calm_seen = 0
+            return
+        self._calm_seen += 1
+        if self._calm_seen >= 2:
+            self.release()
+
+    def _busy_somewhere(self) -> bool:
+        app = self.app
+        if app.message_queue_size:
+            return True
+        for screen in app.screen_stack:
+            for node in screen.walk_children(with_self=True):
+                if node.message_queue_size:
+                    return True
+        return False
+
+    def next_key(self) -> events.Key | None:
+        """The next key that waited, while no new hold stops the replay (None: replay done)."""
+        if self.holding or not self.waiting:
+            self.replay_pending = False
+            return None
+        return self.waiting.popleft()
+
+
+class Replay(events.Event):
+    """Time to replay the keys that waited (posted to the app, handled in its message loop)."""
