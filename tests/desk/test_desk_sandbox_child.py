@@ -224,3 +224,49 @@ def test_restarts_wait_longer_each_time_and_stop_past_the_cap() -> None:
     for _hour in range(20):
         now[0] += 3600.0
         assert log.next_delay() == 0.5
+
+
+async def until(pilot: Any, condition: Any, within_s: float, what: str) -> float:
+    """Let the desk run until ``condition()`` holds; how long that took."""
+    started = time.monotonic()
+    while not condition():
+        assert time.monotonic() - started < within_s, f"not within {within_s} s: {what}"
+        await pilot.pause(0.05)
+    return time.monotonic() - started
+
+
+async def test_the_desk_says_its_sandbox_died_restarts_it_and_fills_its_panes_again(
+    tmp_path: Path,
+) -> None:
+    from tui.desk.app import DeskApp
+    from tui.desk.messages import ConnectionState, Topic
+    from tui.desk.widgets.portfolio_header import PortfolioHeader
+    from tui.desk.widgets.rfq_inbox import RfqInbox, row_key
+
+    connector = SandboxConnector(tmp_path / "data", extra_args=QUIET, policy=FAST)
+    app = DeskApp(connector, theme="desk-dark", export_dir=tmp_path / "exports", user_theme_dirs=[])
+    async with app.run_test(size=(140, 45)) as pilot:
+        header = app.query_one(PortfolioHeader)
+        inbox = app.query_one(RfqInbox)
+        await until(pilot, app.connected.is_set, STARTED_WITHIN_S, "connected")
+        assert connector.connection is not None
+        before = await send_an_rfq(connector.connection)
+        app.poll_soon(Topic.RFQS_SENT)  # as after the desk's own action
+        await until(pilot, lambda: inbox.table.has_row(row_key("sent", before)), 10, "RFQ shown")
+
+        os.kill(child_pid(connector), signal.SIGKILL)
+        said = await until(
+            pilot, lambda: header.state is ConnectionState.DISCONNECTED, 2.0, "said it died"
+        )
+        assert said < NOTICED_WITHIN_S
+        assert "SIGKILL" in header.detail
+
+        await until(pilot, app.connected.is_set, STARTED_WITHIN_S, "connected again")
+        assert connector.connection is not None
+        after = await send_an_rfq(connector.connection)
+        app.poll_soon(Topic.RFQS_SENT)
+        await until(pilot, lambda: inbox.table.has_row(row_key("sent", after)), 10, "new RFQ")
+        await until(
+            pilot, lambda: header.state is ConnectionState.CONNECTED, 5.0, "header connected"
+        )
+        assert inbox.table.has_row(row_key("sent", before))

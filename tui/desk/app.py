@@ -57,6 +57,7 @@ from tui.desk.screens.help import HelpScreen
 from tui.desk.screens.new_rfq import NewRfqScreen
 from tui.desk.screens.record import RowScreen
 from tui.desk.session import Connection, Connector, SessionError
+from tui.desk.supervisor import ChildGaveUp, SessionBack, SessionDown, Supervised
 from tui.desk.themes import BUILTIN_THEMES, DESK_VARIABLES, load_user_themes, pick_theme
 from tui.desk.typeahead import Replay, TypeAhead
 from tui.desk.widgets.attention import Attention
@@ -111,6 +112,8 @@ class DeskApp(App[None]):
         self.stats_client: StatsClient | None = None
         self.feed: Feed | None = None
         self.connected = asyncio.Event()
+        self.down: SessionDown | None = None
+        """Why the venue is unreachable right now (the sandbox died or stopped), else None."""
         self.panes = DeskPanes(self, self.book)
         runner = ActionRunner(self)
         self.taker = TakerRole(self, runner)
@@ -180,10 +183,7 @@ class DeskApp(App[None]):
         """Stop polling, close connections, stop a sandbox this desk started."""
         if self.feed is not None:
             await self.feed.stop()
-        if self.client is not None:
-            await self.client.aclose()
-        if self.stats_client is not None:
-            await self.stats_client.aclose()
+        await self._close_clients()
         await self.connector.close()
 
     # -- connecting -------------------------------------------------------------------------
@@ -199,6 +199,13 @@ class DeskApp(App[None]):
             header.detail = "not connected"
             self.notify(str(error), title="Cannot connect", severity="error", timeout=30)
             return
+        await self._open(connection)
+        if isinstance(self.connector, Supervised):
+            self._follow_session(self.connector)
+
+    async def _open(self, connection: Connection) -> None:
+        """A client, a stats client and a feed for ``connection``; polling starts."""
+        header = self.query_one(PortfolioHeader)
         self.connection = connection
         self.book.me = connection.company_id
         header.company = connection.short_name or "…"
@@ -210,7 +217,10 @@ class DeskApp(App[None]):
         self.client = client
         if connection.stats_base_url:
             self.stats_client = StatsClient(connection.stats_base_url)
+        before = self.feed
         self.feed = Feed(client, self.post_message, clock=self.clock, stats=self.stats_client)
+        if before is not None:  # the panes' ages run on until fresh polls replace them
+            self.feed.last_ok.update(before.last_ok)
         client.on_call = self.feed.on_call
         self.feed.show_tab(self.query_one(TabbedContent).active or "trade")
         try:
@@ -222,6 +232,35 @@ class DeskApp(App[None]):
             self.run_worker(
                 self.feed.run(), name="feed", group="feed", exclusive=True, exit_on_error=False
             )
+
+    def _connecting(self) -> bool:
+        return any(w.group == "session" and not w.is_finished for w in self.workers)
+
+    async def _close_clients(self) -> None:
+        client, self.client = self.client, None
+        stats, self.stats_client = self.stats_client, None
+        if client is not None:
+            await client.aclose()
+        if stats is not None:
+            await stats.aclose()
+
+    @work(group="supervision", exclusive=True, exit_on_error=False)
+    async def _follow_session(self, connector: Supervised) -> None:
+        """The sandbox went down: stop polling, mark every pane stale; back: poll it anew."""
+        async for event in connector.events():
+            if isinstance(event, SessionBack):
+                self.down = None
+                await self._close_clients()
+                await self._open(event.connection)
+                self.notify("the sandbox answers again", title="Venue")
+                continue
+            self.down = event
+            self.connected.clear()
+            if self.feed is not None:
+                await self.feed.go_offline(event.text)
+            self.post_message(ConnectionChanged(ConnectionState.DISCONNECTED, event.text))
+            if isinstance(event, ChildGaveUp):
+                self.notify(event.reason, title="Sandbox", severity="error", timeout=30)
 
     async def wait_connected(self) -> Feed:
         """Wait until the session is connected; the feed (tests and scripts use this)."""
@@ -439,8 +478,13 @@ class DeskApp(App[None]):
         self.screen.set_focus(tracker.options)
 
     def action_refresh(self) -> None:
-        """Poll everything now (within the budget)."""
-        if self.feed is not None:
+        """Poll everything now (within the budget); while the venue is down, reach for it now."""
+        if self.down is not None and isinstance(self.connector, Supervised):
+            self.connector.retry_now()
+            self.notify("trying the sandbox again now", title="Venue")
+        elif self.connection is None and not self._connecting():
+            self._connect()  # the first connect failed: try again
+        elif self.feed is not None:
             self.feed.kick(*self.feed.topics)
 
     def action_help(self) -> None:

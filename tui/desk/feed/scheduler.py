@@ -195,6 +195,12 @@ class Feed:
         """Post `freshness` (after each poll, and whenever the desk's clock ticks)."""
         self.post(self.freshness())
 
+    async def go_offline(self, reason: str) -> None:
+        """The venue went away: stop polling, and every pane says it is stale, and why, now."""
+        await self.stop()
+        self.failing.update(dict.fromkeys(self.topics, reason))
+        self.report_freshness()
+
     def on_call(self, info: CallInfo) -> None:
         """The client's hook: every call it made, polls and actions alike, in the token figure."""
         self.post(
