@@ -121,7 +121,7 @@ def test_market_stats_count_each_trade_once(kit):
 
 
 def test_realized_pnl_comes_from_the_exact_cost_basis():
-    from tui.sandbox.engine.portfolio import apply_fill
+    from tui.sandbox.engine.fills import apply_fill
 
     qty, cost = D(0), D(0)
     for fill_qty, price in ((D(1), D(100)), (D(2), D(101))):

@@ -188,3 +188,41 @@ def test_a_version_1_file_migrates_to_the_cost_basis_column(tmp_path):
     columns = {row[1] for row in s.all("PRAGMA table_info(positions)")}
     assert "cost" in columns
     s.close()
+
+
+def test_rows_inserted_in_bulk_are_stored_as_one_by_one(store):
+    rows = [
+        {"id": f"t{i}", "company_id": "c", "pool_id": "p", "status": "confirmed", "data": {"i": i}}
+        for i in range(3)
+    ]
+    with store.transaction():
+        store.insert("transfers", rows[0])
+        store.insert_many("transfers", rows[1:])
+        store.insert_many("transfers", [])
+    page, _ = store.page("transfers", "company_id = ?", ["c"], limit=10, offset=0)
+    assert page == [{"i": 0}, {"i": 1}, {"i": 2}]
+    assert store.last_seq("transfers") == 3
+    upsert = "ON CONFLICT (pool_id, company_id, asset) DO UPDATE SET qty = excluded.qty"
+    with store.transaction():
+        store.insert_many(
+            "balances", [{"pool_id": "p", "company_id": "c", "asset": "USDC", "qty": "1"}]
+        )
+        store.insert_many(
+            "balances", [{"pool_id": "p", "company_id": "c", "asset": "USDC", "qty": "2"}], upsert
+        )
+    assert store.all("SELECT qty FROM balances")[0][0] == "2"
+
+
+def test_a_table_can_be_told_which_seq_it_handed_out_last(store):
+    assert store.last_seq("timers") == 0
+    with store.transaction():
+        store.set_last_seq("timers", 5)  # no row yet: one is made
+        store.set_last_seq("timers", 3)  # never back
+    assert store.last_seq("timers") == 5
+    with store.transaction():
+        store.add_timer(1, "k", "r")
+    assert store.one("SELECT id FROM timers")[0] == 6
+    with store.transaction():
+        store.set_last_seq("timers", 9)
+        store.add_timer(2, "k", "r")
+    assert [r[0] for r in store.all("SELECT id FROM timers ORDER BY id")] == [6, 10]

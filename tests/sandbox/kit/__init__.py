@@ -4,7 +4,9 @@
 `margin_params`, `expect_error`); `engine` is `Kit`, an `Exchange` on a temp file driven
 directly, as the HTTP layer calls it; `actors` is `ActorKit`, a sandbox with its simulated
 counterparties stepped on a frozen clock (`always`, `MAKERS`); `e2e` builds requests and books
-a whole trade through `ServiceClient` over HTTP (``test_e2e_*``).
+a whole trade through `ServiceClient` over HTTP (``test_e2e_*``); `history_replay` plays the
+seeded history through the engine call by call, the reference the bulk-written history is held
+to (``test_history_bulk``).
 """
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ __all__ = [
     "approve_deposit",
     "deposit_needed",
     "estimated_deposit",
+    "permit_allowance",
 ]
 
 DEPOSIT_MARGIN_SHARE = Decimal("0.25")
@@ -51,6 +52,12 @@ def estimated_deposit(legs: Iterable[RFQLeg], underlying_price: Any) -> Decimal:
     return (notional * DEPOSIT_MARGIN_SHARE).to_integral_value(rounding=ROUND_CEILING)
 
 
+def permit_allowance(amount: Decimal) -> Decimal:
+    """The allowance a simulated company's permit grants for a deposit of ``amount``: never
+    below `ALLOWANCE_FLOOR`, rounded up to USDC's 6 decimals."""
+    return max(amount, ALLOWANCE_FLOOR).quantize(Decimal("0.000001"), ROUND_CEILING)
+
+
 def approve_deposit(
     exchange: Any,
     caller: Any,
@@ -64,7 +71,7 @@ def approve_deposit(
     rule of the venue applies. Returns the allowance granted. Raises the exchange's
     `ServiceError` on refusal and `tui.api.permits.WalletError` on a bad key.
     """
-    allowance = max(amount, ALLOWANCE_FLOOR).quantize(Decimal("0.000001"), ROUND_CEILING)
+    allowance = permit_allowance(amount)
     template = exchange.transfers_permit_template(
         caller,
         PermitTemplateRequest(

@@ -68,11 +68,6 @@ class TakerActor(Actor):
         self._next_ms = start_ms + self.pace_ms(first_gap)
         self._open: dict[str, _OpenRfq] = {}
 
-    @property
-    def next_rfq_ms(self) -> int:
-        """When this taker sends its next RFQ (sandbox ms)."""
-        return self._next_ms
-
     def step(self, now: int) -> None:
         """Send the RFQ that is due, then follow every open RFQ and trade."""
         if now >= self._next_ms:

@@ -11,14 +11,15 @@ Knows nothing of HTTP. What is where:
 - `clearing`: the clearing state machine, from an accepted quote to booked trades; `risk`
   (risk checks, margin held back by trades still clearing), `booking` (the deposits and trades
   a cleared trade writes), `timers` (expiries, deadlines, failed timers).
-- Money: `portfolio` (balances, positions), `margin` (initial and maintenance margin),
-  `margin_rules` (bounds of a pool's parameters), `chain` (wallets, allowances, permits,
-  blocks).
+- Money: `portfolio` (balances, positions), `fills` (a fill's arithmetic on a position),
+  `margin` (initial and maintenance margin), `margin_rules` (bounds of a pool's parameters),
+  `chain` (wallets, allowances, permits, blocks).
 - Records: `store` (SQLite), `schema`, `records` (reading, writing and building records),
   `views` (what each viewer may see of them), `errors`, `clock`, `market_api` (what the engine
   asks of the market).
-- The opening state: `seed` (companies, keys, the first pool); `history` and `history_plan`
-  (a seeded day of past trading, played through the engine).
+- The opening state: `seed` (companies, keys, the first pool); `history` (a seeded day of
+  past trading: `history_plan` what trades, `history_clearing` each trade's way by the
+  clearing rules, `history_book` the books in memory, written in bulk).
 """
 
 from __future__ import annotations

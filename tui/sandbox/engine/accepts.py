@@ -35,6 +35,7 @@ from tui.sandbox.engine.clearing import Clearing
 from tui.sandbox.engine.errors import ServiceError
 from tui.sandbox.engine.market_api import MarketApi
 from tui.sandbox.engine.records import load_quote, load_rfq
+from tui.sandbox.engine.risk import reduce_only_underlyings
 from tui.sandbox.engine.store import Store
 
 __all__ = ["Accepts"]
@@ -115,7 +116,7 @@ class Accepts:
                 f"{'bought' if body.side is TradeSide.BUY else 'sold'}"
             )
         return self.clearing.accept(
-            rfq, quote, body.side, now, reduce_only_underlyings=self._reduce_only_underlyings()
+            rfq, quote, body.side, now, reduce_only_underlyings=reduce_only_underlyings(self.market)
         )
 
     def _failure(
@@ -128,13 +129,6 @@ class Accepts:
     ) -> ServiceError:
         self.clearing.record_accept_failure(quote, status, side, now)
         return ServiceError.conflict(f"{status.value}: {message}")
-
-    def _reduce_only_underlyings(self) -> frozenset[str]:
-        found = set()
-        for ticker in self.market.underlyings():
-            if getattr(self.market.spec(ticker), "reduce_only", False):
-                found.add(ticker)
-        return frozenset(found)
 
     def last_look(self, me: str, body: MakerLastLookRequest, now: int) -> MakerLastLookResponse:
         """The maker's final word on a trade in ``pending_maker_last_look`` (else 409)."""

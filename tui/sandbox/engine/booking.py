@@ -4,6 +4,10 @@
 needs no deposit); these functions write what that moment leaves in the store: a confirmed
 deposit transfer per side that brings money, one trade record per leg per side, and the
 positions and realized P&L of both companies.
+
+They write through a `RecordSink` and a `Portfolio`: the store and the live portfolio, or the
+seeded history's buffer and in-memory books (`tui.sandbox.engine.history_book`), which book
+the past by these very rules and write it in bulk.
 """
 
 from __future__ import annotations
@@ -29,15 +33,74 @@ from tui.sandbox.engine.records import (
     parse_instrument,
     transfer_record,
 )
-from tui.sandbox.engine.store import Store
+from tui.sandbox.engine.risk import Risk
+from tui.sandbox.engine.store import RecordSink
 
-__all__ = ["deposit_for_trade", "write_trades"]
+__all__ = [
+    "deposit_for_trade",
+    "settle_deposits",
+    "write_trades",
+]
 
 _ZERO = Decimal(0)
 
 
+def _trade_deposits(
+    quote: dict[str, Any], rfq: dict[str, Any]
+) -> list[tuple[str, Decimal, ClearingStatus]]:
+    """What each side of a trade must bring to the atomic deposit: ``(company, amount, the
+    rejection when it cannot)``, the taker first."""
+    clearing = quote["_clearing"]
+    return [
+        (
+            rfq["taker_company"],
+            Decimal(clearing["taker_deposit"]),
+            ClearingStatus.REJECTED_FAILED_TAKER_FUNDING,
+        ),
+        (
+            quote["maker_company"],
+            Decimal(clearing["maker_deposit"]),
+            ClearingStatus.REJECTED_FAILED_MAKER_FUNDING,
+        ),
+    ]
+
+
+def settle_deposits(
+    store: RecordSink,
+    chain: Chain,
+    portfolio: Portfolio,
+    risk: Risk,
+    quote: dict[str, Any],
+    rfq: dict[str, Any],
+    pool: dict[str, Any],
+    now_ms: int,
+) -> ClearingStatus | None:
+    """The money of the atomic-deposit block: each side's deposit moves into the pool
+    (`deposit_for_trade`), the taker's first.
+
+    Nothing moves, and the rejection comes back, when a side's wallet no longer holds its
+    deposit or no longer lets the pool take it (its ``*_funding`` rejection, the taker checked
+    first), or when the booking would leave a side short of maintenance margin
+    (`Risk.booking_refusal`).
+    """
+    deposits = _trade_deposits(quote, rfq)
+    for company_id, amount, failure in deposits:
+        if amount > 0 and (
+            chain.wallet(company_id).usdc < amount
+            or not chain.allows(company_id, pool["address"], amount)
+        ):
+            return failure
+    refusal = risk.booking_refusal(quote, rfq, pool)
+    if refusal is not None:
+        return refusal
+    for company_id, amount, _ in deposits:
+        if amount > 0:
+            deposit_for_trade(store, chain, portfolio, quote, pool, company_id, amount, now_ms)
+    return None
+
+
 def deposit_for_trade(
-    store: Store,
+    store: RecordSink,
     chain: Chain,
     portfolio: Portfolio,
     quote: dict[str, Any],
@@ -71,7 +134,7 @@ def deposit_for_trade(
 
 
 def write_trades(
-    store: Store,
+    store: RecordSink,
     portfolio: Portfolio,
     quote: dict[str, Any],
     rfq: dict[str, Any],

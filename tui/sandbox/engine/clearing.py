@@ -60,17 +60,17 @@ from tui.api.models import (
     SettlementPoolStatus,
     TradeSide,
 )
-from tui.sandbox.engine.booking import deposit_for_trade, write_trades
-from tui.sandbox.engine.chain import Chain, to_units
+from tui.sandbox.engine.booking import settle_deposits, write_trades
+from tui.sandbox.engine.chain import Chain
 from tui.sandbox.engine.errors import ServiceError
 from tui.sandbox.engine.pools import cancel_pool, name_taken, open_pool, pool_for_quote
 from tui.sandbox.engine.portfolio import Portfolio
 from tui.sandbox.engine.records import (
     accepted_quotes,
+    clearing_event,
     load_pool,
     load_quote,
     load_rfq,
-    ms_to_timestamp,
     save_quote,
     save_rfq,
     waiting_for_pool,
@@ -110,15 +110,7 @@ class Clearing:
                 f"quote {quote['parent_quote_id']}: final status {current} cannot become {status}"
             )
         quote["clearing_status"] = status.value
-        quote.setdefault("clearing_events", []).append(
-            {
-                "rfq_id": quote["target_rfq_id"],
-                "parent_quote_id": quote["parent_quote_id"],
-                "status": status.value,
-                "created_at": ms_to_timestamp(now_ms),
-                "taker_side": (quote.get("_clearing") or {}).get("taker_side"),
-            }
-        )
+        quote.setdefault("clearing_events", []).append(clearing_event(quote, status.value, now_ms))
         save_quote(self.store, quote)
         rfq = load_rfq(self.store, quote["target_rfq_id"])
         if rfq is not None:
@@ -254,17 +246,13 @@ class Clearing:
             self._enter_last_look(quote, now_ms)
             return
         self._move(quote, ClearingStatus.PENDING_TAKER_DEPOSIT_APPROVAL, now_ms)
-        if self._allowed(taker, pool, shortfall):
+        if self.chain.allows(taker, pool["address"], shortfall):
             self._enter_last_look(quote, now_ms)
             return
         self._deadline(
             quote, ClearingStatus.PENDING_TAKER_DEPOSIT_APPROVAL, now_ms + DEPOSIT_APPROVAL_S * 1000
         )
         save_quote(self.store, quote)
-
-    def _allowed(self, company_id: str, pool: dict[str, Any], amount: Decimal) -> bool:
-        wallet = self.chain.wallet(company_id)
-        return self.chain.allowance_units(wallet.address, pool["address"]) >= to_units(amount)
 
     def _enter_last_look(self, quote: dict[str, Any], now_ms: int) -> None:
         self._move(quote, ClearingStatus.PENDING_MAKER_LAST_LOOK, now_ms)
@@ -284,14 +272,14 @@ class Clearing:
             status = quote["clearing_status"]
             if status == ClearingStatus.PENDING_TAKER_DEPOSIT_APPROVAL:
                 taker = rfq["taker_company"]
-                if self.chain.wallet(taker).address == owner.lower() and self._allowed(
-                    taker, pool, Decimal(quote["_clearing"]["taker_deposit"])
+                if self.chain.wallet(taker).address == owner.lower() and self.chain.allows(
+                    taker, pool["address"], Decimal(quote["_clearing"]["taker_deposit"])
                 ):
                     self._enter_last_look(quote, now_ms)
             elif status == ClearingStatus.PENDING_MAKER_DEPOSIT_APPROVAL:
                 maker = quote["maker_company"]
-                if self.chain.wallet(maker).address == owner.lower() and self._allowed(
-                    maker, pool, Decimal(quote["_clearing"]["maker_deposit"])
+                if self.chain.wallet(maker).address == owner.lower() and self.chain.allows(
+                    maker, pool["address"], Decimal(quote["_clearing"]["maker_deposit"])
                 ):
                     self._enter_atomic_deposit(quote, now_ms)
 
@@ -319,7 +307,7 @@ class Clearing:
                 self.book(quote, rfq, pool, now_ms)
             else:
                 self.fail(quote, refusal, now_ms)
-        elif maker_short > 0 and not self._allowed(maker, pool, maker_short):
+        elif maker_short > 0 and not self.chain.allows(maker, pool["address"], maker_short):
             self._move(quote, ClearingStatus.PENDING_MAKER_DEPOSIT_APPROVAL, now_ms)
             self._deadline(
                 quote,
@@ -354,34 +342,12 @@ class Clearing:
         if pool is None or pool["status"] != SettlementPoolStatus.OPEN:
             self.fail(quote, ClearingStatus.REJECTED_FAILED_ATOMIC_DEPOSIT, now_ms)
             return
-        deposits = [
-            (
-                rfq["taker_company"],
-                Decimal(quote["_clearing"]["taker_deposit"]),
-                ClearingStatus.REJECTED_FAILED_TAKER_FUNDING,
-            ),
-            (
-                quote["maker_company"],
-                Decimal(quote["_clearing"]["maker_deposit"]),
-                ClearingStatus.REJECTED_FAILED_MAKER_FUNDING,
-            ),
-        ]
-        for company_id, amount, failure in deposits:
-            if amount <= 0:
-                continue
-            wallet = self.chain.wallet(company_id)
-            if wallet.usdc < amount or not self._allowed(company_id, pool, amount):
-                self.fail(quote, failure, now_ms)
-                return
-        refusal = self.risk.booking_refusal(quote, rfq, pool)
-        if refusal is not None:
-            self.fail(quote, refusal, now_ms)
+        failure = settle_deposits(
+            self.store, self.chain, self.portfolio, self.risk, quote, rfq, pool, now_ms
+        )
+        if failure is not None:
+            self.fail(quote, failure, now_ms)
             return
-        for company_id, amount, _ in deposits:
-            if amount > 0:
-                deposit_for_trade(
-                    self.store, self.chain, self.portfolio, quote, pool, company_id, amount, now_ms
-                )
         self.book(quote, rfq, pool, now_ms)
 
     def book(

@@ -3,7 +3,7 @@
 A pure function of the seed (`plan_history`): per listing, a seeded number of perpetual trades
 whose notionals add up to about the listing's daily volume (tens of millions of USDC a day on
 BTC), at seeded times, between seeded pairs of a maker and a taker. `tui.sandbox.engine.history`
-plays the plan through the engine.
+books the plan by the engine's clearing rules and writes it in bulk.
 """
 
 from __future__ import annotations
@@ -70,6 +70,8 @@ class HistoryConfig:
             raise ValueError("scale must not be negative")
         if not self.pairs:
             raise ValueError("pairs must not be empty")
+        if len(set(self.pairs)) != len(self.pairs):
+            raise ValueError("pairs must not repeat a (maker, taker) pair: each has one pool")
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, Decimal
+from functools import cached_property
 from typing import Any
 
 from tui.api.models import (
@@ -67,9 +68,9 @@ class Holding:
     avg_entry_price: Decimal
     cost: Decimal | None = None
 
-    @property
+    @cached_property
     def key(self) -> str:
-        """The instrument key of this holding."""
+        """The instrument key of this holding (computed once: margin reads it often)."""
         return instrument_key(self.instrument)
 
     @property
@@ -191,6 +192,19 @@ class PartyState:
     def equity(self) -> Decimal:
         """Balance plus uPNL plus deposits on their way: what backs the margin."""
         return self.balance + self.upnl + self.incoming
+
+    @property
+    def shortfall(self) -> Decimal:
+        """USDC to deposit so that equity covers initial margin (0 when it does, or when the
+        margin mode is not modelled), in whole base units."""
+        if self.initial_margin is None:
+            return _ZERO
+        return usdc_up(max(_ZERO, self.initial_margin - self.equity))
+
+    @property
+    def below_maintenance(self) -> bool:
+        """Whether equity no longer covers maintenance margin (a liquidation case)."""
+        return self.maintenance_margin is not None and self.equity < self.maintenance_margin
 
     @property
     def max_withdrawable(self) -> Decimal:

@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from tui.sandbox.engine.errors import ServiceError
+from tui.sandbox.engine.records import decimal_places
 
 __all__ = ["MAX_IM_FACTOR", "MAX_LEVERAGE", "MAX_PLACES", "MIN_LEVERAGE", "check_margin_params"]
 
@@ -30,15 +31,12 @@ MAX_PLACES = 28
 """Decimal places a margin parameter may have (what Decimal's own 28 digits give ``1 / 3``)."""
 
 
-def _places(value: Decimal) -> int:
-    exponent = value.normalize().as_tuple().exponent
-    return -exponent if isinstance(exponent, int) and exponent < 0 else 0
-
-
 def _check_numbers(model: BaseModel, where: str) -> None:
     for name in type(model).model_fields:
         value = getattr(model, name)
-        if isinstance(value, Decimal) and (not value.is_finite() or _places(value) > MAX_PLACES):
+        if isinstance(value, Decimal) and (
+            not value.is_finite() or decimal_places(value) > MAX_PLACES
+        ):
             raise ServiceError.out_of_range(f"{where}.{name}: at most {MAX_PLACES} decimal places")
 
 

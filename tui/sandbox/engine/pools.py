@@ -50,6 +50,7 @@ __all__ = [
     "open_pool",
     "pool_by_address",
     "pool_for_quote",
+    "pool_row",
     "visible_pool",
 ]
 
@@ -84,21 +85,23 @@ def check_pool_name(store: Store, me: str, other: str, name: str, field_name: st
         )
 
 
+def pool_row(pool: dict[str, Any]) -> dict[str, Any]:
+    """The ``pools`` table's columns of a pool record."""
+    creator = pool["company_creator"]
+    return {
+        "id": pool["pool_id"],
+        "creator": creator,
+        "other": other_party(pool, creator),
+        "address": pool["address"],
+        "status": pool["status"],
+        "name": pool["name"],
+        "data": pool,
+    }
+
+
 def insert_pool(store: Store, chain: Chain, pool: dict[str, Any], now_ms: int) -> None:
     """Store a new pending pool and schedule its creation one block later."""
-    creator = pool["company_creator"]
-    store.insert(
-        "pools",
-        {
-            "id": pool["pool_id"],
-            "creator": creator,
-            "other": other_party(pool, creator),
-            "address": pool["address"],
-            "status": pool["status"],
-            "name": pool["name"],
-            "data": pool,
-        },
-    )
+    store.insert("pools", pool_row(pool))
     store.add_timer(chain.confirm_at(now_ms), "pool_open", pool["pool_id"])
 
 

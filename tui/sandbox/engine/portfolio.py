@@ -26,76 +26,76 @@ The margin formulas themselves are in `tui.sandbox.engine.margin`.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import Decimal
 from typing import Any
 
 from tui.api.models import USDC, MarginUsage, PartyMargin, Position
 from tui.api.types import format_timestamp
-from tui.sandbox.engine.margin import (
-    USDC_QUANTUM,
-    Holding,
-    PartyState,
-    margin_for,
-    usdc_up,
-)
+from tui.sandbox.engine.fills import apply_fill, average_price, fill_position
+from tui.sandbox.engine.margin import Holding, PartyState, margin_for, usdc_up
 from tui.sandbox.engine.market_api import ValuationSource
 from tui.sandbox.engine.records import instrument_key, parse_instrument
 from tui.sandbox.engine.store import Store
 
-__all__ = ["Portfolio", "apply_fill", "average_price", "round_money"]
+__all__ = ["Portfolio", "party_state", "position_row"]
 
 _ZERO = Decimal(0)
-_AVG_QUANTUM = Decimal("1e-8")
 
 
-def round_money(value: Decimal) -> Decimal:
-    """An amount of USDC rounded to its 6 decimals, half to even.
+def party_state(
+    held: Iterable[Holding],
+    extra: Iterable[Holding],
+    value: Callable[[Holding], Any],
+    params: Any,
+    balance: Decimal,
+    incoming: Decimal = _ZERO,
+) -> PartyState:
+    """A party's money and margin in a pool: its ``held`` positions (oldest first) with the
+    hypothetical fills ``extra`` applied on top, valued by ``value`` (one unit of what a
+    holding holds), under margin ``params``, on a pool ``balance`` and ``incoming`` deposits.
 
-    Half-even is symmetric (``round(-x) == -round(x)``), so two mirror positions realize
-    exact opposites.
+    Fills go through `apply_fill`, so a trade that reduces a position needs less margin, not
+    more, and the P&L it would realize moves into the balance as booking would.
     """
-    return value.quantize(USDC_QUANTUM, rounding=ROUND_HALF_EVEN)
+    merged: dict[str, Holding] = {h.key: h for h in held}
+    realized_total = _ZERO
+    for fill in extra:
+        current = merged.get(fill.key)
+        qty, cost = (current.qty, current.basis) if current else (_ZERO, _ZERO)
+        new_qty, new_cost, realized = apply_fill(qty, cost, fill.qty, fill.avg_entry_price)
+        merged[fill.key] = Holding(
+            fill.instrument, new_qty, average_price(new_qty, new_cost), new_cost
+        )
+        realized_total += realized
+    holdings = list(merged.values())
+    values = {h.key: value(h) for h in holdings if h.qty != 0}
+    upnl = sum(
+        (Decimal(values[h.key].price) * h.qty - h.basis for h in holdings if h.qty),
+        _ZERO,
+    )
+    margin = margin_for(params, holdings, values)
+    balance += realized_total
+    if margin is None:
+        return PartyState(balance, upnl, None, None, incoming)
+    return PartyState(balance, upnl, margin[0], margin[1], incoming)
 
 
-def apply_fill(
-    qty: Decimal,
-    cost: Decimal,
-    fill_qty: Decimal,
-    fill_price: Decimal,
-    realized: Decimal | None = None,
-) -> tuple[Decimal, Decimal, Decimal]:
-    """A position after a signed fill: ``(new_qty, new_cost, realized_pnl)``.
-
-    ``cost`` is the position's exact cost basis, the sum of signed ``qty x price`` of what is
-    open (never an average, which would have to be rounded). Adding to a position adds to the
-    basis; reducing it realizes ``closed x price - the closed part's basis``, rounded to USDC's
-    6 decimals, and takes off the basis exactly what that leaves (``closed x price -
-    realized``), so the realized amounts of a position's life add up to its exact P&L.
-    Crossing through zero opens the rest at the fill price. ``realized`` imposes the amount to
-    realize (the exact opposite of what the counterparty's mirror position realized).
-    """
-    new_qty = qty + fill_qty
-    if qty == 0 or (qty > 0) == (fill_qty > 0):
-        return new_qty, cost + fill_qty * fill_price, _ZERO
-    closed = min(abs(qty), abs(fill_qty))
-    closed_signed = closed if qty > 0 else -closed
-    closed_cost = cost if closed == abs(qty) else cost * closed / abs(qty)
-    if realized is None:
-        realized = round_money(closed_signed * fill_price - closed_cost)
-    if new_qty == 0:
-        return new_qty, _ZERO, realized
-    if (new_qty > 0) == (qty > 0):
-        return new_qty, cost - closed_signed * fill_price + realized, realized
-    return new_qty, new_qty * fill_price, realized
-
-
-def average_price(qty: Decimal, cost: Decimal) -> Decimal:
-    """The average entry price of a position for display: ``cost / qty`` to 8 decimals."""
-    if qty == 0:
-        return _ZERO
-    return (cost / qty).quantize(_AVG_QUANTUM, rounding=ROUND_HALF_EVEN).normalize()
+def position_row(
+    pool_id: str, company_id: str, instrument: Any, columns: dict[str, Any]
+) -> dict[str, Any]:
+    """A new ``positions`` row: where, what (its `instrument_key`), and the fill's columns."""
+    key = instrument_key(instrument)
+    return {
+        "pool_id": pool_id,
+        "company_id": company_id,
+        "ikey": key,
+        "underlying": instrument.underlying,
+        "instrument_type": str(instrument.instrument_type),
+        "instrument": key,
+        **columns,
+    }
 
 
 class Portfolio:
@@ -114,12 +114,18 @@ class Portfolio:
         """Forget cached valuations (call at the start of every request or tick)."""
         self._values.clear()
 
-    def value(self, instrument: Any) -> Any:
-        """The market's valuation of one unit of ``instrument`` (cached per request)."""
-        key = instrument_key(instrument)
-        if key not in self._values:
-            self._values[key] = self.market.value(instrument)
-        return self._values[key]
+    def value(self, instrument: Any, key: str | None = None) -> Any:
+        """The market's valuation of one unit of ``instrument`` (cached per request);
+        ``key`` is its `instrument_key` when the caller has it already."""
+        key = instrument_key(instrument) if key is None else key
+        found = self._values.get(key)
+        if found is None:
+            found = self._values[key] = self.market.value(instrument)
+        return found
+
+    def holding_value(self, holding: Holding) -> Any:
+        """The valuation of one unit of what ``holding`` holds."""
+        return self.value(holding.instrument, holding.key)
 
     # -- balances -------------------------------------------------------------------------
 
@@ -198,43 +204,16 @@ class Portfolio:
             "WHERE pool_id = ? AND company_id = ? AND ikey = ?",
             (pool_id, company_id, key),
         )
-        qty = Decimal(row["qty"]) if row else _ZERO
-        cost = _ZERO
-        if row is not None:
-            cost = (
-                Decimal(row["cost"])
-                if row["cost"] is not None
-                else qty * Decimal(row["avg_entry_price"])
-            )
-        taker_qty = Decimal(row["taker_qty"]) if row else _ZERO
-        new_qty, new_cost, booked = apply_fill(qty, cost, signed_qty, price, realized)
-        if as_taker:
-            taker_qty += signed_qty
-        columns = {
-            "qty": format(new_qty, "f"),
-            "avg_entry_price": format(average_price(new_qty, new_cost), "f"),
-            "cost": format(new_cost, "f"),
-            "taker_qty": format(taker_qty, "f"),
-            "updated_ms": now_ms,
-        }
+        new_qty, columns, booked = fill_position(
+            row, signed_qty, price, as_taker=as_taker, now_ms=now_ms, realized=realized
+        )
         if new_qty == 0:
             self.store.execute(
                 "DELETE FROM positions WHERE pool_id = ? AND company_id = ? AND ikey = ?",
                 (pool_id, company_id, key),
             )
         elif row is None:
-            self.store.insert(
-                "positions",
-                {
-                    "pool_id": pool_id,
-                    "company_id": company_id,
-                    "ikey": key,
-                    "underlying": instrument.underlying,
-                    "instrument_type": str(instrument.instrument_type),
-                    "instrument": key,
-                    **columns,
-                },
-            )
+            self.store.insert("positions", position_row(pool_id, company_id, instrument, columns))
         else:
             self.store.execute(
                 "UPDATE positions SET qty = ?, avg_entry_price = ?, cost = ?, taker_qty = ?, "
@@ -298,28 +277,14 @@ class Portfolio:
         with `apply_fill`, so a trade that reduces a position needs less margin, not more;
         ``incoming`` the deposits those fills bring along.
         """
-        merged: dict[str, Holding] = {h.key: h for h in self.holdings(pool_id, company_id)}
-        realized_total = _ZERO
-        for fill in extra:
-            current = merged.get(fill.key)
-            qty, cost = (current.qty, current.basis) if current else (_ZERO, _ZERO)
-            new_qty, new_cost, realized = apply_fill(qty, cost, fill.qty, fill.avg_entry_price)
-            merged[fill.key] = Holding(
-                fill.instrument, new_qty, average_price(new_qty, new_cost), new_cost
-            )
-            # Realized P&L of a hypothetical fill moves into the balance, as booking would.
-            realized_total += realized
-        holdings = list(merged.values())
-        values = {h.key: self.value(h.instrument) for h in holdings if h.qty != 0}
-        upnl = sum(
-            (Decimal(values[h.key].price) * h.qty - h.basis for h in holdings if h.qty),
-            _ZERO,
+        return party_state(
+            self.holdings(pool_id, company_id),
+            extra,
+            self.holding_value,
+            params,
+            self.balance(pool_id, company_id),
+            incoming,
         )
-        margin = margin_for(params, holdings, values)
-        balance = self.balance(pool_id, company_id) + realized_total
-        if margin is None:
-            return PartyState(balance, upnl, None, None, incoming)
-        return PartyState(balance, upnl, margin[0], margin[1], incoming)
 
     def shortfall(
         self,
@@ -330,10 +295,7 @@ class Portfolio:
         incoming: Decimal = _ZERO,
     ) -> Decimal:
         """USDC a party must deposit so that, after ``fills``, equity covers initial margin."""
-        after = self.state(pool_id, company_id, params, fills, incoming)
-        if after.initial_margin is None:
-            return _ZERO
-        return usdc_up(max(_ZERO, after.initial_margin - after.equity))
+        return self.state(pool_id, company_id, params, fills, incoming).shortfall
 
     def party_margin(
         self,

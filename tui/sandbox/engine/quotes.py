@@ -43,21 +43,103 @@ from tui.sandbox.engine.margin_rules import check_margin_params
 from tui.sandbox.engine.market_api import MarketApi
 from tui.sandbox.engine.pools import check_pool_name, visible_pool
 from tui.sandbox.engine.records import (
+    decimal_places,
     load_quote,
     load_rfq,
     ms_to_timestamp,
     save_quote,
     timestamp_to_ms,
 )
-from tui.sandbox.engine.rfqs import decimal_places, price_places
+from tui.sandbox.engine.rfqs import price_places
 from tui.sandbox.engine.store import Store
 from tui.sandbox.engine.views import Views
 
-__all__ = ["MAX_PRICE", "Quotes"]
+__all__ = ["MAX_PRICE", "Quotes", "quote_record", "quote_row", "structure_quote"]
 
 MAX_PRICE = Decimal(10) ** 9
 """The largest leg price a quote may carry."""
 _ZERO = Decimal(0)
+
+
+def structure_quote(
+    rfq: dict[str, Any], by_leg: dict[str, Any]
+) -> tuple[list[dict[str, Any]], Decimal | None, Decimal | None]:
+    """A quote's ``per_leg_quotes`` and its aggregated bid and ask for the whole structure.
+
+    ``by_leg`` maps each RFQ leg id to its `LegQuote`. The taker buying the structure buys its
+    buy legs (at ask) and sells its sell legs (at bid); the bid is the mirror image. A side
+    some leg does not price is None.
+    """
+    per_leg = []
+    bid: Decimal | None = _ZERO
+    ask: Decimal | None = _ZERO
+    for leg, structure_leg in zip(rfq["rfq_legs"], rfq["structure"]["legs"], strict=True):
+        leg_quote = by_leg[leg["rfq_leg_id"]]
+        ratio = Decimal(structure_leg["ratio"])
+        buy_leg = leg["side"] == TradeSide.BUY
+        ask_part = leg_quote.ask if buy_leg else leg_quote.bid
+        bid_part = leg_quote.bid if buy_leg else leg_quote.ask
+        sign = Decimal(1) if buy_leg else Decimal(-1)
+        ask = None if ask is None or ask_part is None else ask + sign * ratio * ask_part
+        bid = None if bid is None or bid_part is None else bid + sign * ratio * bid_part
+        per_leg.append(
+            {
+                "target_rfq_leg_id": leg["rfq_leg_id"],
+                "bid": None if leg_quote.bid is None else format(leg_quote.bid, "f"),
+                "ask": None if leg_quote.ask is None else format(leg_quote.ask, "f"),
+            }
+        )
+    return per_leg, bid, ask
+
+
+def quote_record(
+    quote_id: str,
+    rfq_id: str,
+    maker: str,
+    prices: tuple[list[dict[str, Any]], Decimal | None, Decimal | None],
+    strategy: Any,
+    pool_location: str | None,
+    client_quote_id: str | None,
+    now_ms: int,
+    expires_ms: int,
+) -> dict[str, Any]:
+    """A new open quote as stored: ``prices`` is what `structure_quote` gives, ``strategy``
+    the request's pool strategy model (`UseExistingPool` or `CreateNewPool`)."""
+    per_leg, bid, ask = prices
+    new_pool = strategy if isinstance(strategy, CreateNewPool) else None
+    return {
+        "parent_quote_id": quote_id,
+        "target_rfq_id": rfq_id,
+        "maker_company": maker,
+        "expires_at": ms_to_timestamp(expires_ms),
+        "aggregated_bid": None if bid is None else format(bid, "f"),
+        "aggregated_ask": None if ask is None else format(ask, "f"),
+        "clearing_status": None,
+        "clearing_events": [],
+        "new_pool_name": new_pool.name if new_pool else None,
+        "creator_params": new_pool.creator_params.model_dump(mode="json") if new_pool else None,
+        "other_params": new_pool.other_params.model_dump(mode="json") if new_pool else None,
+        "pool_location": pool_location,
+        "per_leg_quotes": per_leg,
+        "client_quote_id": client_quote_id,
+        "created_at": ms_to_timestamp(now_ms),
+        "quote_status": QuoteState.OPEN.value,
+        "_expires_ms": expires_ms,
+        "_pool_strategy": strategy.model_dump(mode="json"),
+        "_clearing": None,
+    }
+
+
+def quote_row(quote: dict[str, Any], taker: str) -> dict[str, Any]:
+    """The ``quotes`` table's columns of a stored quote dict on an RFQ of ``taker``."""
+    return {
+        "id": quote["parent_quote_id"],
+        "rfq_id": quote["target_rfq_id"],
+        "maker": quote["maker_company"],
+        "taker": taker,
+        "status": quote["quote_status"],
+        "data": quote,
+    }
 
 
 class Quotes:
@@ -116,10 +198,7 @@ class Quotes:
                     f"leg_quotes[{index}].target_rfq_leg_id: this leg is quoted twice"
                 )
             by_leg[leg_id] = leg_quote
-        per_leg = []
-        bid: Decimal | None = _ZERO
-        ask: Decimal | None = _ZERO
-        for leg, structure_leg in zip(legs, rfq["structure"]["legs"], strict=True):
+        for leg in legs:
             leg_quote = by_leg[leg["rfq_leg_id"]]
             places = price_places(self.market, leg["instrument"]["underlying"])
             for name in ("bid", "ask"):
@@ -136,22 +215,7 @@ class Quotes:
                         f"leg_quotes[{index}].{name}: at most {places} decimal places "
                         f"(precision_requirements of {leg['instrument']['underlying']})"
                     )
-            ratio = Decimal(structure_leg["ratio"])
-            buy_leg = leg["side"] == TradeSide.BUY
-            # The taker buying the structure buys its buy legs (at ask), sells its sell legs
-            # (at bid); the bid is the mirror image.
-            ask_part = leg_quote.ask if buy_leg else leg_quote.bid
-            bid_part = leg_quote.bid if buy_leg else leg_quote.ask
-            sign = Decimal(1) if buy_leg else Decimal(-1)
-            ask = None if ask is None or ask_part is None else ask + sign * ratio * ask_part
-            bid = None if bid is None or bid_part is None else bid + sign * ratio * bid_part
-            per_leg.append(
-                {
-                    "target_rfq_leg_id": leg["rfq_leg_id"],
-                    "bid": None if leg_quote.bid is None else format(leg_quote.bid, "f"),
-                    "ask": None if leg_quote.ask is None else format(leg_quote.ask, "f"),
-                }
-            )
+        per_leg, bid, ask = structure_quote(rfq, by_leg)
         if bid is None and ask is None:
             raise ServiceError.out_of_range(
                 "leg_quotes: price every leg on one side at least (a bid or an ask for the "
@@ -177,48 +241,19 @@ class Quotes:
             check_pool_name(self.store, me, taker, strategy.name, "pool_strategy.name")
             check_margin_params(strategy.creator_params, "pool_strategy.creator_params")
             check_margin_params(strategy.other_params, "pool_strategy.other_params")
-        quote_id = self.store.new_id()
-        quote: dict[str, Any] = {
-            "parent_quote_id": quote_id,
-            "target_rfq_id": rfq["rfq_id"],
-            "maker_company": me,
-            "expires_at": ms_to_timestamp(expires_ms),
-            "aggregated_bid": None if bid is None else format(bid, "f"),
-            "aggregated_ask": None if ask is None else format(ask, "f"),
-            "clearing_status": None,
-            "clearing_events": [],
-            "new_pool_name": strategy.name if isinstance(strategy, CreateNewPool) else None,
-            "creator_params": (
-                strategy.creator_params.model_dump(mode="json")
-                if isinstance(strategy, CreateNewPool)
-                else None
-            ),
-            "other_params": (
-                strategy.other_params.model_dump(mode="json")
-                if isinstance(strategy, CreateNewPool)
-                else None
-            ),
-            "pool_location": pool_location,
-            "per_leg_quotes": per_leg,
-            "client_quote_id": body.client_quote_id,
-            "created_at": ms_to_timestamp(now),
-            "quote_status": QuoteState.OPEN.value,
-            "_expires_ms": expires_ms,
-            "_pool_strategy": strategy.model_dump(mode="json"),
-            "_clearing": None,
-        }
-        self.store.insert(
-            "quotes",
-            {
-                "id": quote_id,
-                "rfq_id": rfq["rfq_id"],
-                "maker": me,
-                "taker": taker,
-                "status": QuoteState.OPEN.value,
-                "data": quote,
-            },
+        quote = quote_record(
+            self.store.new_id(),
+            rfq["rfq_id"],
+            me,
+            (per_leg, bid, ask),
+            strategy,
+            pool_location,
+            body.client_quote_id,
+            now,
+            expires_ms,
         )
-        self.store.add_timer(expires_ms, "quote_expiry", quote_id)
+        self.store.insert("quotes", quote_row(quote, taker))
+        self.store.add_timer(expires_ms, "quote_expiry", quote["parent_quote_id"])
         return quote
 
     def _own_quote(self, me: str, quote_id: str, field_name: str) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""The engine's stored records: reading and writing them, building new ones, wire timestamps.
+"""The engine's stored records: reading and writing them, building new ones, wire values.
 
 The store keeps every RFQ, quote, pool and transfer as its wire dict, plus internals under
 ``_``-prefixed keys that views strip (`tui.sandbox.engine.views.public`): an RFQ's
@@ -30,11 +30,13 @@ from tui.api.models import (
 )
 from tui.api.types import format_timestamp
 from tui.sandbox.engine.chain import pool_address
-from tui.sandbox.engine.store import Store
+from tui.sandbox.engine.store import RecordSink, Store
 
 __all__ = [
     "accepted_quotes",
     "canonical_instrument",
+    "clearing_event",
+    "decimal_places",
     "insert_transfer",
     "instrument_key",
     "leg_fills",
@@ -53,6 +55,7 @@ __all__ = [
     "save_rfq",
     "timestamp_to_ms",
     "transfer_record",
+    "transfer_row",
     "waiting_for_pool",
 ]
 
@@ -61,7 +64,7 @@ _INSTRUMENT: TypeAdapter[Any] = TypeAdapter(Instrument)
 _MARGIN_PARAMS: TypeAdapter[Any] = TypeAdapter(MarginParams)
 _KEEP = "\x00keep"
 
-# -- time ---------------------------------------------------------------------------------
+# -- wire values: time and numbers --------------------------------------------------------
 
 
 def ms_to_timestamp(ms: int) -> str:
@@ -76,6 +79,13 @@ def timestamp_to_ms(value: datetime | str) -> int:
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
     return (value - _EPOCH) // timedelta(milliseconds=1)
+
+
+def decimal_places(value: Decimal) -> int:
+    """Decimal places a wire number really has (``1.50`` has 1, ``1E+3`` none): what the
+    venue's bounds on prices, strikes and margin parameters count."""
+    exponent = value.normalize().as_tuple().exponent
+    return -exponent if isinstance(exponent, int) and exponent < 0 else 0
 
 
 # -- record access ------------------------------------------------------------------------
@@ -285,15 +295,28 @@ def transfer_record(
     }
 
 
-def insert_transfer(store: Store, data: dict[str, Any]) -> None:
+def transfer_row(data: dict[str, Any]) -> dict[str, Any]:
+    """The ``transfers`` table's columns of a transfer record."""
+    return {
+        "id": data["id"],
+        "company_id": data["company"],
+        "pool_id": data["target_pool_location"],
+        "status": data["status"],
+        "data": data,
+    }
+
+
+def insert_transfer(store: RecordSink, data: dict[str, Any]) -> None:
     """Store a new transfer record with its indexed columns."""
-    store.insert(
-        "transfers",
-        {
-            "id": data["id"],
-            "company_id": data["company"],
-            "pool_id": data["target_pool_location"],
-            "status": data["status"],
-            "data": data,
-        },
-    )
+    store.insert("transfers", transfer_row(data))
+
+
+def clearing_event(quote: dict[str, Any], status: str, now_ms: int) -> dict[str, Any]:
+    """The `ClearingEvent` of a quote's trade moving to ``status`` at ``now_ms``."""
+    return {
+        "rfq_id": quote["target_rfq_id"],
+        "parent_quote_id": quote["parent_quote_id"],
+        "status": status,
+        "created_at": ms_to_timestamp(now_ms),
+        "taker_side": (quote.get("_clearing") or {}).get("taker_side"),
+    }

@@ -38,6 +38,7 @@ from tui.sandbox.engine.market_api import MarketApi
 from tui.sandbox.engine.portfolio import Portfolio
 from tui.sandbox.engine.records import (
     canonical_instrument,
+    decimal_places,
     load_rfq,
     ms_to_timestamp,
     save_quote,
@@ -53,9 +54,10 @@ __all__ = [
     "MAX_RFQ_LIFETIME_S",
     "STRIKE_RANGE",
     "Rfqs",
-    "decimal_places",
     "expire_rfq",
     "price_places",
+    "rfq_record",
+    "rfq_row",
     "void_open_quotes",
 ]
 
@@ -70,12 +72,6 @@ DEFAULT_PRICE_PLACES = 8
 """Decimal places of a price when a listing states no precision requirements."""
 
 
-def decimal_places(value: Decimal) -> int:
-    """Decimal places ``value`` really has (``1.50`` has 1, ``1E+3`` none)."""
-    exponent = value.normalize().as_tuple().exponent
-    return -exponent if isinstance(exponent, int) and exponent < 0 else 0
-
-
 def _plain(value: Decimal) -> str:
     """A price for a message: at most 8 places, no exponent, no trailing zeros."""
     return format(value.quantize(Decimal("1e-8")).normalize(), "f")
@@ -87,6 +83,55 @@ def price_places(market: MarketApi, underlying: str) -> int:
     precision = getattr(market.spec(underlying), "precision", None)
     places = getattr(precision, "max_decimal_only_figures", None)
     return places if isinstance(places, int) else DEFAULT_PRICE_PLACES
+
+
+def rfq_record(
+    rfq_id: str,
+    leg_ids: list[str],
+    legs: list[dict[str, Any]],
+    qty: Decimal,
+    taker: str,
+    targets: list[str],
+    now_ms: int,
+    expires_ms: int,
+) -> dict[str, Any]:
+    """A new open RFQ as stored: ``legs`` are the structure's (``side``, ``ratio``, canonical
+    ``instrument``), ``leg_ids`` their RFQ leg ids, ``targets`` the companies asked."""
+    rfq_legs = [
+        {
+            "rfq_leg_id": leg_id,
+            "rfq_id": rfq_id,
+            "instrument": leg["instrument"],
+            "side": leg["side"],
+            "qty": format(qty * leg["ratio"], "f"),
+        }
+        for leg_id, leg in zip(leg_ids, legs, strict=True)
+    ]
+    return {
+        "rfq_id": rfq_id,
+        "created_at": ms_to_timestamp(now_ms),
+        "clearing_status": None,
+        "structure": {"legs": legs},
+        "structure_price": None,
+        "rfq_expires_at": ms_to_timestamp(expires_ms),
+        "taker_company": taker,
+        "rfq_status": RFQStatus.OPEN.value,
+        "qty": format(qty, "f"),
+        "rfq_legs": rfq_legs,
+        "_targets": targets,
+        "_expires_ms": expires_ms,
+    }
+
+
+def rfq_row(rfq: dict[str, Any], live_quote: str | None = None) -> dict[str, Any]:
+    """The ``rfqs`` table's columns of a stored RFQ dict."""
+    return {
+        "id": rfq["rfq_id"],
+        "taker": rfq["taker_company"],
+        "status": rfq["rfq_status"],
+        "live_quote": live_quote,
+        "data": rfq,
+    }
 
 
 def expire_rfq(store: Store, rfq: dict[str, Any]) -> None:
@@ -216,34 +261,9 @@ class Rfqs:
                 }
             )
         rfq_id = self.store.new_id()
-        rfq_legs = [
-            {
-                "rfq_leg_id": self.store.new_id(),
-                "rfq_id": rfq_id,
-                "instrument": leg["instrument"],
-                "side": leg["side"],
-                "qty": format(body.qty * leg["ratio"], "f"),
-            }
-            for leg in legs
-        ]
-        rfq: dict[str, Any] = {
-            "rfq_id": rfq_id,
-            "created_at": ms_to_timestamp(now),
-            "clearing_status": None,
-            "structure": {"legs": legs},
-            "structure_price": None,
-            "rfq_expires_at": ms_to_timestamp(expires_ms),
-            "taker_company": me,
-            "rfq_status": RFQStatus.OPEN.value,
-            "qty": format(body.qty, "f"),
-            "rfq_legs": rfq_legs,
-            "_targets": targets,
-            "_expires_ms": expires_ms,
-        }
-        seq = self.store.insert(
-            "rfqs",
-            {"id": rfq_id, "taker": me, "status": RFQStatus.OPEN.value, "data": rfq},
-        )
+        leg_ids = [self.store.new_id() for _ in legs]
+        rfq = rfq_record(rfq_id, leg_ids, legs, body.qty, me, targets, now, expires_ms)
+        seq = self.store.insert("rfqs", rfq_row(rfq))
         for target in targets:
             self.store.insert(
                 "rfq_targets", {"rfq_seq": seq, "rfq_id": rfq_id, "company_id": target}

@@ -40,6 +40,7 @@ __all__ = [
     "MAX_TRADE_NOTIONAL",
     "Risk",
     "holdings_for",
+    "reduce_only_underlyings",
 ]
 
 FAT_FINGER_MARK_FRACTION = Decimal("0.25")
@@ -48,6 +49,15 @@ MAX_TRADE_NOTIONAL = Decimal(100_000_000)
 """The largest trade (sum of leg notionals at the underlying price, USDC) the venue books."""
 
 _ZERO = Decimal(0)
+
+
+def reduce_only_underlyings(market: Any) -> frozenset[str]:
+    """The listings the market marks ``reduce_only`` (trades there may only reduce)."""
+    return frozenset(
+        ticker
+        for ticker in market.underlyings()
+        if getattr(market.spec(ticker), "reduce_only", False)
+    )
 
 
 def holdings_for(
@@ -213,6 +223,6 @@ class Risk:
                 fills,
                 incoming + Decimal(clearing.get(deposit_key, "0")),
             )
-            if after.maintenance_margin is not None and after.equity < after.maintenance_margin:
+            if after.below_maintenance:
                 return failure
         return None

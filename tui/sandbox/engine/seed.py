@@ -29,7 +29,7 @@ from tui.api.models import (
 )
 from tui.api.types import format_timestamp
 from tui.sandbox.engine.chain import Chain
-from tui.sandbox.engine.pools import confirm_pool
+from tui.sandbox.engine.pools import confirm_pool, pool_row
 from tui.sandbox.engine.portfolio import Portfolio
 from tui.sandbox.engine.records import insert_transfer, pool_record, transfer_record
 from tui.sandbox.engine.store import Store
@@ -144,18 +144,7 @@ def _seed_pool(
     params = default_margin_params().model_dump(mode="json")
     data = pool_record(pool_id, created_at, creator, other, SEED_POOL_NAME, params, params)
     confirm_pool(data, chain.new_tx_id())
-    store.insert(
-        "pools",
-        {
-            "id": pool_id,
-            "creator": creator,
-            "other": other,
-            "address": data["address"],
-            "status": data["status"],
-            "name": SEED_POOL_NAME,
-            "data": data,
-        },
-    )
+    store.insert("pools", pool_row(data))
     for short_name, amount in SEED_POOL_DEPOSITS.items():
         company_id = ids[short_name]
         counterparty = other if company_id == creator else creator

@@ -29,11 +29,11 @@ import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from tui.sandbox.engine.schema import MIGRATIONS, SCHEMA_VERSION, TABLES_WITH_DATA
 
-__all__ = ["Store", "deterministic_uuid"]
+__all__ = ["RecordSink", "Store", "deterministic_hash", "deterministic_uuid"]
 
 _PRIVATE_FILE = 0o600
 _PRIVATE_DIR = 0o700
@@ -52,6 +52,12 @@ def _private_file(path: Path) -> None:
         os.chmod(path, _PRIVATE_FILE)
 
 
+def deterministic_hash(seed: int | str, counter: int, namespace: str) -> str:
+    """A 32-byte hash as ``0x`` + 64 hex derived from ``seed`` and ``counter`` (transaction
+    ids): reproducible, never random."""
+    return "0x" + hashlib.sha256(f"rfq-desk:{namespace}:{seed}:{counter}".encode()).hexdigest()
+
+
 def deterministic_uuid(seed: int | str, counter: int, namespace: str = "id") -> str:
     """A UUIDv4-shaped id derived from ``seed`` and ``counter``: reproducible, never random.
 
@@ -67,6 +73,26 @@ def deterministic_uuid(seed: int | str, counter: int, namespace: str = "id") -> 
 
 def _json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), sort_keys=True)
+
+
+def _encoded(columns: dict[str, Any]) -> dict[str, Any]:
+    """Column values as stored: a ``data`` value that is not a string becomes its JSON."""
+    return {
+        k: (_json(v) if k == "data" and not isinstance(v, str) else v) for k, v in columns.items()
+    }
+
+
+class RecordSink(Protocol):
+    """Where the rules put new records: the `Store` itself, or a buffer that writes them in
+    bulk later (the seeded history's, `tui.sandbox.engine.history_book`)."""
+
+    def new_id(self) -> str:
+        """A fresh record id."""
+        ...
+
+    def insert(self, table: str, columns: dict[str, Any]) -> int:
+        """Add a row to ``table``; returns its ``seq``."""
+        ...
 
 
 class Store:
@@ -184,11 +210,6 @@ class Store:
                 self._savepoints -= 1
             self._conn.execute(f"RELEASE {name}")
 
-    @property
-    def in_transaction(self) -> bool:
-        """True inside `transaction` (writes outside one are a bug)."""
-        return self._depth > 0
-
     # -- raw access -----------------------------------------------------------------------
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
@@ -246,17 +267,13 @@ class Store:
     def new_hash(self, namespace: str) -> str:
         """A fresh 32-byte hash as ``0x`` + 64 hex (transaction ids), deterministic likewise."""
         seed = self.meta_get("seed") or "0"
-        counter = self.next_counter(namespace)
-        return "0x" + hashlib.sha256(f"rfq-desk:{namespace}:{seed}:{counter}".encode()).hexdigest()
+        return deterministic_hash(seed, self.next_counter(namespace), namespace)
 
     # -- JSON records ---------------------------------------------------------------------
 
     def insert(self, table: str, columns: dict[str, Any]) -> int:
         """Insert a row; a ``data`` value that is not a string is stored as JSON. Returns seq."""
-        values = {
-            k: (_json(v) if k == "data" and not isinstance(v, str) else v)
-            for k, v in columns.items()
-        }
+        values = _encoded(columns)
         names = ", ".join(values)
         marks = ", ".join("?" for _ in values)
         cursor = self.execute(
@@ -265,12 +282,39 @@ class Store:
         )
         return int(cursor.lastrowid or 0)
 
+    def insert_many(self, table: str, rows: Sequence[dict[str, Any]], upsert: str = "") -> None:
+        """Insert rows (all with the same columns, in order) in one ``executemany``.
+
+        ``upsert`` is an ``ON CONFLICT ...`` clause to append, for rows that may exist.
+        """
+        if not rows:
+            return
+        encoded = [_encoded(row) for row in rows]
+        names = ", ".join(encoded[0])
+        marks = ", ".join("?" for _ in encoded[0])
+        with self._lock:
+            self._conn.executemany(
+                f"INSERT INTO {table} ({names}) VALUES ({marks}) {upsert}",  # noqa: S608
+                [tuple(row.values()) for row in encoded],
+            )
+
+    def last_seq(self, table: str) -> int:
+        """The last ``seq`` (or ``id``) an AUTOINCREMENT table handed out (0: none yet)."""
+        value = self.scalar("SELECT seq FROM sqlite_sequence WHERE name = ?", (table,))
+        return int(value or 0)
+
+    def set_last_seq(self, table: str, seq: int) -> None:
+        """Record that an AUTOINCREMENT table handed out every ``seq`` up to this one (rows
+        written with explicit ``seq``s, some of them deleted since, as the history writes)."""
+        if self.last_seq(table) >= seq:
+            return
+        updated = self.execute("UPDATE sqlite_sequence SET seq = ? WHERE name = ?", (seq, table))
+        if not updated.rowcount:
+            self.execute("INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", (table, seq))
+
     def update(self, table: str, key: str, key_value: Any, columns: dict[str, Any]) -> None:
         """Update the row whose ``key`` column equals ``key_value``."""
-        values = {
-            k: (_json(v) if k == "data" and not isinstance(v, str) else v)
-            for k, v in columns.items()
-        }
+        values = _encoded(columns)
         assignments = ", ".join(f"{name} = ?" for name in values)
         self.execute(
             f"UPDATE {table} SET {assignments} WHERE {key} = ?",  # noqa: S608 - names are ours

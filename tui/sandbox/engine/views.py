@@ -14,6 +14,19 @@ Margin requirements of a quote for the taker (`QuoteWithMargin`): ``existing`` i
 current initial/maintenance margin in the quote's pool (zero for a pool still to be created),
 ``counter_factual`` the same after the trade, ``additional`` the difference. Null when the
 pool's margin mode is not modelled.
+
+The reference SDK's typed records add two ids to each bid/ask: the venue computes margin
+requirements as requests of their own, and names them. The sandbox computes them as it renders
+the RFQ, and names each computation by what it is about (`margin_request_ids`):
+``existing_margin_requirements_request_id`` by the quote (the taker's margin before the trade
+is the same for its bid and its ask), ``margin_requirements_counter_factual_request_id`` by the
+quote and the side taken. Both are stable UUIDs: the same quote and side carry the same ids on
+every read, so a client can tell the figures of one computation from another's. They are null
+exactly when the figures are (a maker's view, a margin mode that is not modelled).
+
+Each ``quotes_common_metadata`` entry carries, as the SDK types it, the quote's
+``parent_quote_id`` and its ``clearing_events``, next to its maker, expiry, state, clearing
+status and pool strategy.
 """
 
 from __future__ import annotations
@@ -39,9 +52,9 @@ from tui.sandbox.engine.margin import Holding, PartyState, margin_usage
 from tui.sandbox.engine.portfolio import Portfolio
 from tui.sandbox.engine.records import load_pool, parse_margin_params, party_params
 from tui.sandbox.engine.risk import holdings_for
-from tui.sandbox.engine.store import Store
+from tui.sandbox.engine.store import Store, deterministic_uuid
 
-__all__ = ["Views", "public"]
+__all__ = ["Views", "margin_request_ids", "public"]
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +64,15 @@ _ZERO = Decimal(0)
 def public(record: dict[str, Any]) -> dict[str, Any]:
     """The record without its ``_``-prefixed internals."""
     return {k: v for k, v in record.items() if not k.startswith("_")}
+
+
+def margin_request_ids(quote_id: str, side: TradeSide) -> tuple[str, str]:
+    """``(existing, counter_factual)`` ids of the margin computations for taking ``side`` of
+    a quote: UUIDs derived from the quote id (and the side, for the counter-factual one)."""
+    return (
+        deterministic_uuid(quote_id, 0, "margin:existing"),
+        deterministic_uuid(quote_id, 0, f"margin:counter_factual:{side.value}"),
+    )
 
 
 class Views:
@@ -119,6 +141,7 @@ class Views:
         for quote in quotes:
             strategy = quote["_pool_strategy"]
             metadata[quote["parent_quote_id"]] = {
+                "parent_quote_id": quote["parent_quote_id"],
                 "maker_company": quote["maker_company"],
                 "expires_at": quote["expires_at"],
                 "quote_status": quote["quote_status"],
@@ -128,6 +151,7 @@ class Views:
                     if strategy["strategy"] == "use_existing"
                     else {"strategy": "create_new", "name": strategy["name"]}
                 ),
+                "clearing_events": quote.get("clearing_events") or [],
             }
             if quote["quote_status"] != QuoteState.OPEN:
                 continue
@@ -138,6 +162,11 @@ class Views:
                 if quote.get(price_key) is None:
                     continue
                 margins = self._margins(rfq, quote, side) if is_taker else (None, None, None)
+                existing_id, counter_factual_id = (
+                    margin_request_ids(quote["parent_quote_id"], side)
+                    if margins[0] is not None
+                    else (None, None)
+                )
                 book.append(
                     QuoteWithMargin(
                         parent_quote_id=quote["parent_quote_id"],
@@ -145,6 +174,8 @@ class Views:
                         existing_margin_requirements=margins[0],
                         additional_margin_requirements=margins[1],
                         counter_factual_margin_requirements=margins[2],
+                        margin_requirements_counter_factual_request_id=counter_factual_id,
+                        existing_margin_requirements_request_id=existing_id,
                     )
                 )
         bids.sort(key=lambda q: q.quote_price, reverse=True)

@@ -163,8 +163,7 @@ class Market:
         spec = self.spec(underlying)
         step = self._step(when_ms)
         key = (underlying, step)
-        with self._marks_lock:
-            cached = self._marks.get(key)
+        cached = self._marks.get(key)  # a single dict read needs no lock; writes take it
         if cached is not None:
             return cached
         rho = MARKET_CORRELATION

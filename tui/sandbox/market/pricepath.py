@@ -15,6 +15,13 @@ The draws come from a hash of (seed, key, kind, index), not from a stateful gene
 value at a step never depends on which steps were read before it. Block sums are memoised and
 can be checkpointed so a restored path does not recompute from its epoch; the sums are always
 formed in the same order, so a restored path gives the very same floats.
+
+Reading many steps (a dozen listings valued at every trade of a seeded day, or every second
+of a live one) would spend most of its time drawing the same midpoints again: two nearby steps
+share all but their last few. So the midpoints drawn are memoised (up to `MIDPOINT_MEMO` of
+them; the memo starts afresh when full), and so are the values of the last steps read. A
+midpoint depends only on its ends, which depend only on theirs, so a memoised value is the very
+float a fresh descent computes.
 """
 
 from __future__ import annotations
@@ -25,10 +32,14 @@ import math
 import threading
 from typing import Any
 
-__all__ = ["BLOCK_STEPS", "BrownianPath", "seeded_int", "seeded_normal"]
+__all__ = ["BLOCK_STEPS", "MIDPOINT_MEMO", "BrownianPath", "seeded_int", "seeded_normal"]
 
 BLOCK_STEPS = 1 << 14
 """Steps per block (16,384: about 4.6 hours of one-second steps)."""
+MIDPOINT_MEMO = 1 << 13
+"""Midpoints a path keeps (about half a megabyte); past this its memo starts afresh."""
+_RECENT_STEPS = 1 << 12
+"""Values of steps read that a path keeps; past this they are forgotten at once."""
 
 _BLOCK_SCALE = math.sqrt(BLOCK_STEPS)  # 128.0 exactly: the std of a block's sum of steps
 _TWO_64 = float(1 << 64)
@@ -42,7 +53,11 @@ def seeded_int(seed: int, *parts: object) -> int:
 
 def seeded_normal(seed: int, key: str, kind: str, index: int) -> float:
     """A standard normal draw that depends only on its arguments (Box-Muller over a hash)."""
-    digest = hashlib.blake2b(f"{seed}|{key}|{kind}|{index}".encode(), digest_size=16).digest()
+    return _normal(hashlib.blake2b(f"{seed}|{key}|{kind}|{index}".encode(), digest_size=16))
+
+
+def _normal(hashed: Any) -> float:
+    digest = hashed.digest()
     high = int.from_bytes(digest[:8], "big")
     low = int.from_bytes(digest[8:], "big")
     u1 = (high + 1) / _TWO_64  # in (0, 1]: log is finite
@@ -62,22 +77,44 @@ class BrownianPath:
         self._lock = threading.Lock()
         self._known_blocks: list[int] = [0]
         self._known_values: dict[int, float] = {0: 0.0}
+        # Memos of pure values: replaced whole (never cleared in place) when full, so a
+        # reader on another thread at worst computes a value again.
+        self._midpoints: dict[int, float] = {}
+        self._block_ends: dict[int, float] = {}
+        self._recent: dict[int, float] = {}
+        # `seeded_normal`'s hash of a bridge draw, its fixed head already hashed.
+        self._bridge_head = hashlib.blake2b(f"{seed}|{key}|bridge|".encode(), digest_size=16)
 
     def at(self, step: int) -> float:
         """The path's value at ``step``."""
+        known = self._recent.get(step)
+        if known is not None:
+            return known
+        value = self._descend(step)
+        if len(self._recent) >= _RECENT_STEPS:
+            self._recent = {}
+        self._recent[step] = value
+        return value
+
+    def _descend(self, step: int) -> float:
         block, offset = divmod(step, BLOCK_STEPS)
         start = self._block_start(block)
         if offset == 0:
             return start
-        end = start + _BLOCK_SCALE * self._block_draw(block)
+        end = self._block_ends.get(block)
+        if end is None:
+            end = self._block_ends[block] = start + _BLOCK_SCALE * self._block_draw(block)
         base = block * BLOCK_STEPS
         lo, hi, w_lo, w_hi = 0, BLOCK_STEPS, start, end
         while True:
             mid = (lo + hi) // 2
-            spread = math.sqrt(hi - lo) / 2.0
-            w_mid = 0.5 * (w_lo + w_hi) + spread * seeded_normal(
-                self.seed, self.key, "bridge", base + mid
-            )
+            w_mid = self._midpoints.get(base + mid)
+            if w_mid is None:
+                spread = math.sqrt(hi - lo) / 2.0
+                w_mid = 0.5 * (w_lo + w_hi) + spread * self._bridge_draw(base + mid)
+                if len(self._midpoints) >= MIDPOINT_MEMO:
+                    self._midpoints = {}
+                self._midpoints[base + mid] = w_mid
             if offset == mid:
                 return w_mid
             if offset < mid:
@@ -85,10 +122,19 @@ class BrownianPath:
             else:
                 lo, w_lo = mid, w_mid
 
+    def _bridge_draw(self, index: int) -> float:
+        """``seeded_normal(seed, key, "bridge", index)``, the head of its hash reused."""
+        hashed = self._bridge_head.copy()
+        hashed.update(str(index).encode())
+        return _normal(hashed)
+
     def _block_draw(self, block: int) -> float:
         return seeded_normal(self.seed, self.key, "block", block)
 
     def _block_start(self, block: int) -> float:
+        known = self._known_values.get(block)  # a single dict read needs no lock
+        if known is not None:
+            return known
         with self._lock:
             known = self._known_values.get(block)
             if known is not None:
