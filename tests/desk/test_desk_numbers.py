@@ -238,15 +238,20 @@ async def _burst(app: Any, pilot: Any, *keys: str) -> None:
         await pilot.pause()
 
 
+async def _on_a_pool(app: Any, pilot: Any, sandbox: Any) -> None:
+    """The Pools tab, the cursor on a pool of DESK with ALPHA: ``d`` opens its deposit."""
+    await refresh(app, pilot, Topic.COMPANIES, Topic.POOLS)
+    await pilot.press("2")
+    async with sandbox.client("DESK") as mine:
+        pool = await pool_between(mine, sandbox.company_ids["ALPHA"])
+    app.query_one(PoolsPane).pools_table.select_key(pool.pool_id)
+    await pilot.pause()
+
+
 async def test_a_burst_of_keys_lands_in_the_form_it_opens(sandbox: Any, desk: DeskFactory) -> None:
     app = desk()
     async with app.run_test(size=SIZE) as pilot:
-        await refresh(app, pilot, Topic.COMPANIES, Topic.POOLS)
-        await pilot.press("2")
-        async with sandbox.client("DESK") as mine:
-            pool = await pool_between(mine, sandbox.company_ids["ALPHA"])
-        app.query_one(PoolsPane).pools_table.select_key(pool.pool_id)
-        await pilot.pause()
+        await _on_a_pool(app, pilot, sandbox)
         await _burst(app, pilot, "d", "1", "0", "0")
         form = app.screen
         assert isinstance(form, PermitScreen)
@@ -274,3 +279,20 @@ async def test_a_burst_from_the_inbox_lands_in_the_ticket_fields(
         await _burst(app, pilot, "enter", "1", "1", "1", "tab", "2", "2", "2")
         assert ticket.query_one("#bid-0", Input).value == "111"
         assert ticket.query_one("#ask-0", Input).value == "222"
+
+
+async def test_a_burst_with_backspaces_edits_the_field_as_typed(
+    sandbox: Any, desk: DeskFactory
+) -> None:
+    """``1e30``, four Backspaces and ``100`` typed as one burst leave ``100``, not ``1e3``."""
+    app = desk()
+    async with app.run_test(size=SIZE) as pilot:
+        await _on_a_pool(app, pilot, sandbox)
+        await _burst(app, pilot, "d", "1", "e", "3", "0", *["backspace"] * 4, "1", "0", "0")
+        form = app.screen
+        assert isinstance(form, PermitScreen)
+        assert form.query_one("#amount", Input).value == "100"
+        # The same burst typed into the open form, with nothing to wait for.
+        form.query_one("#amount", Input).value = ""
+        await _burst(app, pilot, "1", "e", "3", "0", *["backspace"] * 4, "1", "0", "0")
+        assert form.query_one("#amount", Input).value == "100"

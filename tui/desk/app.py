@@ -21,7 +21,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from textual import events, on, work
+from textual import events, on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.containers import Horizontal
 from textual.screen import ModalScreen, Screen
@@ -29,19 +29,16 @@ from textual.widgets import ContentSwitcher, DataTable, Footer, TabbedContent, T
 from textual.worker import Worker, WorkerState
 
 from tui.api.client import ServiceClient
-from tui.api.errors import ApiError
-from tui.api.stats import StatsClient
 from tui.desk.book import DeskBook
 from tui.desk.config import theme_dirs
-from tui.desk.feed.policy import NOT_CONNECTED
 from tui.desk.feed.scheduler import Feed
+from tui.desk.fitting import fit_terminal, follow_focus, is_narrow, show_tracker
 from tui.desk.keys import DESK_BINDINGS, PALETTE, TAB_FOCUS
 from tui.desk.messages import (
     ActionOutcome,
     ActionRequest,
     BudgetChanged,
     ConnectionChanged,
-    ConnectionState,
     FreshnessChanged,
     PollFailed,
     Snapshot,
@@ -56,10 +53,10 @@ from tui.desk.roles.taker import TakerRole
 from tui.desk.screens.help import HelpScreen
 from tui.desk.screens.new_rfq import NewRfqScreen
 from tui.desk.screens.record import RowScreen
-from tui.desk.session import Connection, Connector, SessionError
-from tui.desk.supervisor import ChildGaveUp, SessionBack, SessionDown, Supervised
+from tui.desk.session import Connection, Connector
 from tui.desk.themes import BUILTIN_THEMES, DESK_VARIABLES, load_user_themes, pick_theme
 from tui.desk.typeahead import Replay, TypeAhead
+from tui.desk.venue_link import VenueLink
 from tui.desk.widgets.attention import Attention
 from tui.desk.widgets.blotter import Blotter
 from tui.desk.widgets.common.keyed_table import KeyedTable
@@ -74,11 +71,6 @@ from tui.desk.widgets.trade_tracker import TradeTracker
 from tui.paths import data_dir
 
 Clock = Callable[[], datetime]
-
-SHORT = 36
-"""Terminals with fewer rows share the Trade tab's height between the inbox and the rest."""
-NARROW = 120
-"""Terminals with fewer columns show the tracker and the ticket (or board) in turns."""
 
 
 class DeskApp(App[None]):
@@ -101,19 +93,17 @@ class DeskApp(App[None]):
         client_factory: Callable[[Connection], ServiceClient] | None = None,
     ) -> None:
         super().__init__()
-        self.connector = connector
-        self.client_factory = client_factory
         self.book = DeskBook()
         self._fixed_clock = clock
-        self.auto_feed = auto_feed
         self.export_dir = export_dir or data_dir() / "exports"
-        self.connection: Connection | None = None
-        self.client: ServiceClient | None = None
-        self.stats_client: StatsClient | None = None
-        self.feed: Feed | None = None
-        self.connected = asyncio.Event()
-        self.down: SessionDown | None = None
-        """Why the venue is unreachable right now (the sandbox died or stopped), else None."""
+        self.link = VenueLink(
+            self,
+            connector,
+            self.book,
+            self.clock,
+            auto_feed=auto_feed,
+            client_factory=client_factory,
+        )
         self.panes = DeskPanes(self, self.book)
         runner = ActionRunner(self)
         self.taker = TakerRole(self, runner)
@@ -136,6 +126,36 @@ class DeskApp(App[None]):
         if self.client is not None:
             return datetime.fromtimestamp(self.client.clock.now_ms() / 1000, tz=UTC)
         return datetime.now(UTC)
+
+    # -- the venue, through the link ---------------------------------------------------------
+
+    @property
+    def connection(self) -> Connection | None:
+        """The session's connection, once connected."""
+        return self.link.connection
+
+    @property
+    def client(self) -> ServiceClient | None:
+        """The signed client the roles act through, once connected."""
+        return self.link.client
+
+    @property
+    def feed(self) -> Feed | None:
+        """The feed polling the venue, once connected."""
+        return self.link.feed
+
+    @property
+    def connected(self) -> asyncio.Event:
+        """Set while the venue answers."""
+        return self.link.connected
+
+    async def wait_connected(self) -> Feed:
+        """Wait until the session is connected; the feed (tests and scripts use this)."""
+        return await self.link.wait_connected()
+
+    def poll_soon(self, *topics: Topic) -> None:
+        """Ask the feed for these topics as soon as the budget allows (roles use this)."""
+        self.link.poll_soon(*topics)
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         """Desk variables ($bid, $ask, $stale ...) for themes that do not define them."""
@@ -168,110 +188,20 @@ class DeskApp(App[None]):
     def on_mount(self) -> None:
         """Show who and where at once, then connect in the background."""
         header = self.query_one(PortfolioHeader)
-        header.profile = self.connector.label
-        header.sandbox = self.connector.sandbox
+        header.profile = self.link.connector.label
+        header.sandbox = self.link.connector.sandbox
         for warning in self._theme_warnings:
             self.notify(warning, severity="warning")
         self.theme_changed_signal.subscribe(self, lambda _theme: self.panes.restyle())
-        self.set_interval(1.0, self._tick_freshness, name="pane-ages")
-        self._tick_freshness()
-        self._fit_terminal(self.size.width, self.size.height)
+        self.set_interval(1.0, self.link.tick_freshness, name="pane-ages")
+        self.link.tick_freshness()
+        fit_terminal(self, self.size.width, self.size.height)
         self.query_one("#inbox-table").focus()
-        self._connect()
+        self.link.connect()
 
     async def on_unmount(self) -> None:
         """Stop polling, close connections, stop a sandbox this desk started."""
-        if self.feed is not None:
-            await self.feed.stop()
-        await self._close_clients()
-        await self.connector.close()
-
-    # -- connecting -------------------------------------------------------------------------
-
-    @work(group="session", exclusive=True, exit_on_error=False)
-    async def _connect(self) -> None:
-        header = self.query_one(PortfolioHeader)
-        header.detail = "starting the sandbox" if self.connector.sandbox else "connecting"
-        try:
-            connection = await self.connector.connect()
-        except (SessionError, OSError) as error:
-            header.state = ConnectionState.DISCONNECTED
-            header.detail = "not connected"
-            self.notify(str(error), title="Cannot connect", severity="error", timeout=30)
-            return
-        await self._open(connection)
-        if isinstance(self.connector, Supervised):
-            self._follow_session(self.connector)
-
-    async def _open(self, connection: Connection) -> None:
-        """A client, a stats client and a feed for ``connection``; polling starts."""
-        header = self.query_one(PortfolioHeader)
-        self.connection = connection
-        self.book.me = connection.company_id
-        header.company = connection.short_name or "…"
-        header.detail = ""
-        if self.client_factory is not None:
-            client = self.client_factory(connection)
-        else:
-            client = ServiceClient(connection.base_url, connection.api_key, connection.api_secret)
-        self.client = client
-        if connection.stats_base_url:
-            self.stats_client = StatsClient(connection.stats_base_url)
-        before = self.feed
-        self.feed = Feed(client, self.post_message, clock=self.clock, stats=self.stats_client)
-        if before is not None:  # the panes' ages run on until fresh polls replace them
-            self.feed.last_ok.update(before.last_ok)
-        client.on_call = self.feed.on_call
-        self.feed.show_tab(self.query_one(TabbedContent).active or "trade")
-        try:
-            await client.sync_clock()
-        except ApiError as error:
-            self.notify(f"clock sync failed: {error}", severity="warning")
-        self.connected.set()
-        if self.auto_feed:
-            self.run_worker(
-                self.feed.run(), name="feed", group="feed", exclusive=True, exit_on_error=False
-            )
-
-    def _connecting(self) -> bool:
-        return any(w.group == "session" and not w.is_finished for w in self.workers)
-
-    async def _close_clients(self) -> None:
-        client, self.client = self.client, None
-        stats, self.stats_client = self.stats_client, None
-        if client is not None:
-            await client.aclose()
-        if stats is not None:
-            await stats.aclose()
-
-    @work(group="supervision", exclusive=True, exit_on_error=False)
-    async def _follow_session(self, connector: Supervised) -> None:
-        """The sandbox went down: stop polling, mark every pane stale; back: poll it anew."""
-        async for event in connector.events():
-            if isinstance(event, SessionBack):
-                self.down = None
-                await self._close_clients()
-                await self._open(event.connection)
-                self.notify("the sandbox answers again", title="Venue")
-                continue
-            self.down = event
-            self.connected.clear()
-            if self.feed is not None:
-                await self.feed.go_offline(event.text)
-            self.post_message(ConnectionChanged(ConnectionState.DISCONNECTED, event.text))
-            if isinstance(event, ChildGaveUp):
-                self.notify(event.reason, title="Sandbox", severity="error", timeout=30)
-
-    async def wait_connected(self) -> Feed:
-        """Wait until the session is connected; the feed (tests and scripts use this)."""
-        await self.connected.wait()
-        assert self.feed is not None
-        return self.feed
-
-    def poll_soon(self, *topics: Topic) -> None:
-        """Ask the feed for these topics as soon as the budget allows (roles use this)."""
-        if self.feed is not None:
-            self.feed.kick(*topics)
+        await self.link.close()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """The one error handler: a failed worker is a toast, never a crash."""
@@ -296,22 +226,13 @@ class DeskApp(App[None]):
     def _show_link(self, news: LinkNews) -> None:
         self.panes.link(news)
 
-    def _tick_freshness(self) -> None:
-        if not self.is_running:
-            return
-        if self.feed is None:
-            self.query_one(StatusBar).ages = NOT_CONNECTED
-        else:
-            self.feed.report_freshness()
-
     # -- actions: to the roles, and back ----------------------------------------------------
 
     @while_running
     async def on_action_outcome(self, outcome: ActionOutcome) -> None:
         """File what the venue answered, poll what the action changed, show how it ended."""
         self.book.apply(outcome)
-        if self.feed is not None:
-            self.feed.after_action(outcome)
+        self.link.after_action(outcome)
         await self.panes.outcome(outcome)
 
     @on(ActionRequest)
@@ -380,8 +301,7 @@ class DeskApp(App[None]):
     @on(TabbedContent.TabActivated)
     def _tab_changed(self) -> None:
         active = self.query_one(TabbedContent).active or ""
-        if self.feed is not None:
-            self.feed.show_tab(active or "trade")
+        self.link.show_tab(active or "trade")
         # The keys of a tab work at once: its main table takes the focus.
         main = TAB_FOCUS.get(active)
         if main is not None and not isinstance(self.screen, ModalScreen):
@@ -390,8 +310,7 @@ class DeskApp(App[None]):
     def action_show_tab(self, tab: str) -> None:
         """Switch tab."""
         self.query_one(TabbedContent).active = tab
-        if self.feed is not None:
-            self.feed.show_tab(tab)
+        self.link.show_tab(tab)
 
     def action_focus_inbox(self) -> None:
         """Back to the RFQ inbox (escape from the board, the tracker, another tab)."""
@@ -402,39 +321,23 @@ class DeskApp(App[None]):
     # -- any terminal -----------------------------------------------------------------------
 
     def on_resize(self, event: events.Resize) -> None:
-        """Lay the Trade tab out for the terminal (see `SHORT` and `NARROW`)."""
-        self._fit_terminal(event.size.width, event.size.height)
-
-    def _fit_terminal(self, width: int, height: int) -> None:
-        screen = self.screen if not isinstance(self.screen, ModalScreen) else self.screen_stack[0]
-        screen.set_class(height < SHORT, "-short")
-        screen.set_class(width < NARROW, "-narrow")
-        self.query_one("#top").set_class(width < NARROW, "-two-lines")
-        self.query_one(PortfolioHeader).two_lines = width < NARROW
-        self.refresh_bindings()
+        """Lay the Trade tab out for the terminal (`tui.desk.fitting`)."""
+        fit_terminal(self, event.size.width, event.size.height)
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         """Keys that waited for a form go to it; on a narrow terminal the tracker shows while
         it has the focus, else the ticket."""
         self.type_ahead.focus_moved(event.widget)
-        main = self.screen_stack[0]
-        if not any(node is main for node in event.widget.ancestors):
-            return  # a modal's field (or one already gone): the panes behind stay as they are
-        tracker = self.query_one(TradeTracker)
-        lower = self.query_one("#trade-lower")
-        lower.set_class(event.widget is tracker or tracker in event.widget.ancestors, "-tracker")
+        follow_focus(self, event.widget)
 
     def action_show_tracker(self) -> None:
         """Show the trades in clearing (on a narrow terminal they take turns with the ticket)."""
         self.action_show_tab("trade")
-        self.query_one("#trade-lower").add_class("-tracker")
-        self.screen.set_focus(self.query_one(TradeTracker).options)
+        show_tracker(self)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """``t`` (the tracker) is offered only where the tracker can be out of sight."""
-        if action == "show_tracker":
-            return self.screen_stack[0].has_class("-narrow")
-        return True
+        return is_narrow(self) if action == "show_tracker" else True
 
     async def on_event(self, event: events.Event) -> None:
         """Keys, one at a time as the trader meant them (`TypeAhead`), and ``g`` anywhere.
@@ -456,6 +359,8 @@ class DeskApp(App[None]):
                 await self._take_key(event)
             return
         await super().on_event(event)
+        if isinstance(event, events.Key):
+            self.type_ahead.came_back(event)
 
     async def _take_key(self, key: events.Key) -> None:
         if key.key == "g" and not isinstance(self.screen, ModalScreen) and self.book.needs_me():
@@ -463,6 +368,8 @@ class DeskApp(App[None]):
             return
         if self.type_ahead.opens_something(key):
             self.type_ahead.hold()
+        elif self.type_ahead.travels(key):
+            self.type_ahead.hold_until_back(key)
         await super().on_event(key)
 
     def action_next_action(self) -> None:
@@ -479,13 +386,7 @@ class DeskApp(App[None]):
 
     def action_refresh(self) -> None:
         """Poll everything now (within the budget); while the venue is down, reach for it now."""
-        if self.down is not None and isinstance(self.connector, Supervised):
-            self.connector.retry_now()
-            self.notify("trying the sandbox again now", title="Venue")
-        elif self.connection is None and not self._connecting():
-            self._connect()  # the first connect failed: try again
-        elif self.feed is not None:
-            self.feed.kick(*self.feed.topics)
+        self.link.refresh()
 
     def action_help(self) -> None:
         """Keys and workflows."""

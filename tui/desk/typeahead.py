@@ -8,6 +8,11 @@ starts a hold, the keys after it wait, and once the focus has moved they are rep
 to the new focus. When the key opened nothing after all (Enter on a table that opens nothing,
 `d` with no pool selected), the hold ends as soon as the desk has handled every message the key
 led to: no widget has anything left to do, so nothing is on its way.
+
+Keys that a focused field does not type in place (Backspace, Delete, the arrows) travel: the
+field passes them up through every container to the app, whose bindings act on them. Letters
+and digits typed behind one would be typed first (``1e30``, four Backspaces, ``100`` gave
+``1e3``). So a travelling key holds the keys behind it too, until it is back at the app.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from typing import Any
 
 from textual import events
 from textual.app import App
+from textual.binding import Binding
 from textual.timer import Timer
 from textual.widget import Widget
 
@@ -58,8 +64,8 @@ def action_name(action: str) -> str:
     return action.partition("(")[0].rpartition(".")[2]
 
 
-def bound_action(app: App[Any], key: events.Key) -> str | None:
-    """The action the key will run where the focus is, or None (typed into a field, unbound)."""
+def key_binding(app: App[Any], key: events.Key) -> Binding | None:
+    """The binding the key will run where the focus is, or None (typed into a field, unbound)."""
     focused = app.focused
     if focused is not None and focused.check_consume_key(key.key, key.character):
         return None
@@ -71,7 +77,7 @@ def bound_action(app: App[Any], key: events.Key) -> str | None:
         for _namespace, bindings in chain:
             for binding in bindings.key_to_bindings.get(key.key, ()):
                 if binding.priority == priority:
-                    return binding.action
+                    return binding
     return None
 
 
@@ -87,6 +93,7 @@ class TypeAhead:
         self._timer: Timer | None = None
         self._calm_check: Timer | None = None
         self._calm_seen = 0
+        self._travelling: events.Key | None = None
 
     @property
     def busy(self) -> bool:
@@ -95,12 +102,32 @@ class TypeAhead:
 
     def opens_something(self, key: events.Key) -> bool:
         """Whether the key runs an action that opens a form or moves the focus."""
-        action = bound_action(self.app, key)
-        return action is not None and action_name(action) in OPENERS
+        binding = key_binding(self.app, key)
+        return binding is not None and action_name(binding.action) in OPENERS
+
+    def travels(self, key: events.Key) -> bool:
+        """Whether the key goes up from the focus to the bindings, not typed where it lands."""
+        focused = self.app.focused
+        if focused is not None and focused.check_consume_key(key.key, key.character):
+            return False
+        binding = key_binding(self.app, key)
+        return binding is None or not binding.priority  # a priority binding runs in the app
+
+    def hold_until_back(self, key: events.Key) -> None:
+        """Keys from now on wait until ``key`` is back at the app (`came_back`), or until the
+        desk is calm (a widget on the way kept it)."""
+        self.hold()
+        self._travelling = key
+
+    def came_back(self, key: events.Key) -> None:
+        """A key reached the app from the focus, its bindings done: if it was held for, release."""
+        if self.holding and key is self._travelling:
+            self.release()
 
     def hold(self) -> None:
         """Keys from now on wait until the focus moves (or `HOLD_AT_MOST_S` passes)."""
         self.holding = True
+        self._travelling = None
         self._focus_at_hold = self.app.focused
         self._stop_timers()
         self._calm_seen = 0
@@ -123,6 +150,7 @@ class TypeAhead:
             return
         self.holding = False
         self._focus_at_hold = None
+        self._travelling = None
         if self.waiting and not self.replay_pending:
             self.replay_pending = True
             self.app.post_message(Replay())

@@ -36,8 +36,16 @@ class DeskHost(Protocol):
     """What the roles need of the desk: its book and client, screens, toasts and workers."""
 
     book: DeskBook
-    client: ServiceClient | None
-    connection: Connection | None
+
+    @property
+    def client(self) -> ServiceClient | None:
+        """The signed client, once connected."""
+        ...
+
+    @property
+    def connection(self) -> Connection | None:
+        """The session's connection, once connected."""
+        ...
 
     @property
     def screen(self) -> Screen[object]:

@@ -1,14 +1,16 @@
 """The structure builder's parts: one row per leg, and the list of companies to ask.
 
 A leg row shows only the fields its instrument type uses (an expiry for dated futures and
-options, a strike and payoff for options); the target list shows ticked and unticked companies
+options, a strike and payoff for options), on one line where the builder is wide enough and on
+two (type, underlying and side; ratio, expiry, strike and payoff) where it is not; the target
+list shows ticked and unticked companies
 apart without relying on colour.
 """
 
 from __future__ import annotations
 
 from rich.segment import Segment
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.strip import Strip
@@ -25,6 +27,9 @@ _TYPES = [
 ]
 _SIDES = [("buy", TradeSide.BUY.value), ("sell", TradeSide.SELL.value)]
 _PAYOFFS = [("call", PayoffType.CALL.value), ("put", PayoffType.PUT.value)]
+
+ONE_LINE = 94
+"""Cells an option leg takes on one line (desk.tcss): a narrower builder shows it on two."""
 
 
 class LegRow(Horizontal):
@@ -81,6 +86,10 @@ class LegRow(Horizontal):
     def on_mount(self) -> None:
         """Only show the fields the instrument type uses."""
         self.sync_fields()
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Two lines where one does not fit every field whole (80 columns)."""
+        self.set_class(event.size.width < ONE_LINE, "-two-lines")
 
     def sync_fields(self) -> None:
         """Expiry for dated futures and options; strike and payoff for options."""

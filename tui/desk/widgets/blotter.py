@@ -22,19 +22,20 @@ from tui.desk.widgets.common.keyed_table import Column, KeyedTable, SortText
 from tui.desk.widgets.common.palette import right, toned
 
 COLUMNS = (
-    Column("when", "Time", 8),
-    Column("trade", "Trade", 8),
-    Column("rfq", "RFQ", 8),
-    Column("role", "Role", 5),
+    Column("when", "Time", 8, drop=1),
+    Column("trade", "Trade", 8, drop=6),
+    Column("rfq", "RFQ", 8, drop=5),
+    Column("role", "Role", 5, drop=3),
     Column("side", "Side", 4),
-    Column("instrument", "Instrument", 21, flex=True),
+    Column("instrument", "Instrument", 21, flex=True, least=14),
     Column("qty", "Qty", 9, numeric=True),
     Column("price", "Price", 12, numeric=True),
-    Column("notional", "Notional", 13, numeric=True),
+    Column("notional", "Notional", 13, numeric=True, drop=2),
     Column("cpty", "Cpty", 6),
-    Column("pool", "Pool", 12),
+    Column("pool", "Pool", 12, drop=4),
     Column("status", "Status", 8),
 )
+"""The blotter's columns; at 80 columns ids, pool, role and notional are left out first."""
 
 
 class Blotter(Vertical):

@@ -33,20 +33,22 @@ FLASH_FOR = timedelta(seconds=4)
 """How long a new RFQ stays highlighted."""
 
 COLUMNS = (
-    Column("new", "", 1),
-    Column("dir", "Dir", 3),
-    Column("when", "Time", 8),
-    Column("rfq", "RFQ", 8),
+    Column("new", "", 1, drop=3),
+    Column("dir", "Dir", 3, drop=1),
+    Column("when", "Time", 8, drop=6),
+    Column("rfq", "RFQ", 8, drop=2),
     Column("who", "Taker", 6),
-    Column("structure", "Structure", 26, flex=True),
+    Column("structure", "Structure", 26, flex=True, least=12),
     Column("qty", "Qty", 8, numeric=True),
     Column("expires", "Expires", 7, numeric=True),
     Column("status", "Status", 8),
-    Column("price", "Struct px", 11, numeric=True),
-    Column("bid", "Best bid", 11, numeric=True),
-    Column("ask", "Best ask", 11, numeric=True),
-    Column("quotes", "#Q", 2, numeric=True),
+    Column("price", "Struct px", 11, numeric=True, drop=5),
+    Column("bid", "Best bid", 10, numeric=True),
+    Column("ask", "Best ask", 10, numeric=True),
+    Column("quotes", "#Q", 2, numeric=True, drop=4),
 )
+"""The inbox's columns. A narrow inbox leaves out Time, Struct px and #Q first, then the new
+mark, the RFQ id and Dir (Taker says "me" for my own); the prices and the status stay."""
 
 
 def row_key(direction: Direction, rfq_id: str) -> str:

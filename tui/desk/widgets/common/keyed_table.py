@@ -5,8 +5,11 @@ added, changed cells are updated in place (without re-measuring the column), and
 cells are not touched at all. Column widths are fixed up front, so no update is O(rows); a
 ``flex`` column takes the width the others leave (a wide terminal shows whole instrument
 names), and text too long for its column ends in an ellipsis, the whole row one key away
-(``v``). Rows are ordered by a sort value carried by the row's `SortText` cell; the table
-re-sorts only when rows were added or a sort value changed.
+(``v``). A narrow table leaves columns out rather than scroll sideways: each column may carry a
+drop priority, and the most droppable go first until the rest fit (a flex column squeezed down
+to its ``least`` width); what is left out is still in ``v``. Rows are ordered by a sort value
+carried by the row's `SortText` cell; the table re-sorts only when rows were added or a sort
+value changed.
 
 The cursor is bound to a record, never to a row number: through a re-sort, a row added above
 it or a row dropped above it, it stays on the record it was on.
@@ -19,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
+from textual._two_way_dict import TwoWayDict
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import DataTable
@@ -47,7 +51,9 @@ class SortText(Text):
 class Column:
     """A column: key, header label, width, whether numbers align right, whether it grows.
 
-    A ``flex`` column is at least ``width`` wide and shares what the table's width leaves.
+    A ``flex`` column shares what the table's width leaves; it is ``width`` wide at least, or
+    ``least`` wide when given and the table is narrow. ``drop`` says how readily a narrow table
+    leaves the column out: 0 never, the highest first.
     """
 
     key: str
@@ -55,6 +61,13 @@ class Column:
     width: int
     numeric: bool = False
     flex: bool = False
+    drop: int = 0
+    least: int | None = None
+
+    @property
+    def narrowest(self) -> int:
+        """The fewest cells the column's text may get."""
+        return self.least if self.flex and self.least is not None else self.width
 
 
 class KeyedTable(DataTable[Cell]):
@@ -87,6 +100,7 @@ class KeyedTable(DataTable[Cell]):
         kwargs.setdefault("zebra_stripes", True)
         super().__init__(**kwargs)
         self._columns = tuple(columns)
+        self._shown = self._columns
         self._sort_column = sort_column
         self._newest_first = newest_first
         self._row_height = row_height
@@ -102,30 +116,61 @@ class KeyedTable(DataTable[Cell]):
     def _ensure_columns(self) -> None:
         if self._columns_added:
             return
-        for column in self._columns:
+        for column in self._shown:
             label = Text(column.label, justify="right" if column.numeric else "left")
             self.add_column(label, width=column.width, key=column.key)
         self._columns_added = True
+
+    def _columns_for(self, width: int) -> tuple[Column, ...]:
+        """The columns a table ``width`` cells wide shows: the most droppable are left out
+        until the rest fit (one cell kept for the scrollbar)."""
+        shown = list(self._columns)
+        padding = 2 * self.cell_padding
+        while sum(c.narrowest + padding for c in shown) + 1 > width:
+            droppable = [c for c in shown if c.drop]
+            if not droppable:
+                break
+            shown.remove(max(droppable, key=lambda c: c.drop))
+        return tuple(shown)
+
+    def _show_columns(self, shown: tuple[Column, ...]) -> None:
+        """Redraw the table with only ``shown`` (a resize across a column's drop point)."""
+        selected = self.selected_key
+        rows = list(self._cells.items())
+        self._shown = shown
+        self._flex_width = 0
+        self.clear(columns=True)
+        self._cells.clear()
+        self._columns_added = False
+        self._ensure_columns()
+        self._add(rows, resort=True)
+        self._keep_cursor_on(selected)
 
     def on_resize(self) -> None:
         """Give the flex columns the width the fixed ones leave."""
         self.fit_width(self.scrollable_content_region.width)
 
     def fit_width(self, width: int) -> None:
-        """Size the flex columns for a table ``width`` cells wide (never below their own)."""
-        flexible = [c for c in self._columns if c.flex]
-        if not flexible or width <= 0:
+        """Choose the columns for a table ``width`` cells wide, and size the flex ones (never
+        below their own width, or their ``least`` when the table is narrow)."""
+        if width <= 0:
             return
         self._ensure_columns()
+        shown = self._columns_for(width)
+        if shown != self._shown:
+            self._show_columns(shown)
+        flexible = [c for c in shown if c.flex]
+        if not flexible:
+            return
         padding = 2 * self.cell_padding
-        fixed = sum(c.width + padding for c in self._columns if not c.flex)
+        fixed = sum(c.width + padding for c in shown if not c.flex)
         spare = width - fixed - padding * len(flexible) - 1  # one cell for the scrollbar
         share = max(0, spare) // len(flexible)
         if share == self._flex_width:
             return
         self._flex_width = share
         for column in flexible:
-            self.columns[ColumnKey(column.key)].width = max(column.width, share)
+            self.columns[ColumnKey(column.key)].width = max(column.narrowest, share)
         self._require_update_dimensions = True
         self._clear_caches()
         self.refresh()
@@ -149,6 +194,7 @@ class KeyedTable(DataTable[Cell]):
         seen: set[str] = set()
         added: list[tuple[str, tuple[Cell, ...]]] = []
         keys = [c.key for c in self._columns]
+        shown = {c.key for c in self._shown}
         reordered = False
         for key, cells in rows:
             values = tuple(cells)
@@ -163,7 +209,8 @@ class KeyedTable(DataTable[Cell]):
             changed = False
             for column_key, before, after in zip(keys, old, values, strict=True):
                 if not _same(before, after):
-                    self.update_cell(key, column_key, _fit(after), update_width=False)
+                    if column_key in shown:
+                        self.update_cell(key, column_key, _fit(after), update_width=False)
                     changed = True
                     reordered = reordered or column_key == self._sort_column
             if not changed:
@@ -182,11 +229,24 @@ class KeyedTable(DataTable[Cell]):
         return len(added)
 
     def _add(self, rows: list[tuple[str, tuple[Cell, ...]]], *, resort: bool = False) -> None:
+        drawn = [self._columns.index(c) for c in self._shown]
         for key, values in rows:
-            self.add_row(*(_fit(v) for v in values), key=key, height=self._row_height)
+            self.add_row(*(_fit(values[i]) for i in drawn), key=key, height=self._row_height)
             self._cells[key] = values
         if (rows or resort) and self._sort_column is not None:
-            self.sort(self._sort_column, key=_sort_key, reverse=self._newest_first)
+            self._sort(self._sort_column)
+
+    def _sort(self, column_key: str) -> None:
+        """Order the rows by the column's sort values, shown or left out."""
+        index = next(i for i, c in enumerate(self._columns) if c.key == column_key)
+        ranks = {key: _rank(cells[index]) for key, cells in self._cells.items()}
+        # DataTable.sort reads only the columns drawn; the sort column may be left out.
+        order = sorted(
+            self._data, key=lambda row: ranks[str(row.value)], reverse=self._newest_first
+        )
+        self._row_locations = TwoWayDict({row: place for place, row in enumerate(order)})
+        self._update_count += 1
+        self.refresh()
 
     def _keep_cursor_on(self, key: str | None) -> None:
         """Put the cursor back on the record it was on (a trader's selection must never
@@ -229,7 +289,8 @@ class KeyedTable(DataTable[Cell]):
         if _same(cells[index], value):
             return
         self._cells[key] = (*cells[:index], value, *cells[index + 1 :])
-        self.update_cell(key, column_key, _fit(value), update_width=False)
+        if self._columns[index] in self._shown:
+            self.update_cell(key, column_key, _fit(value), update_width=False)
 
     def cell_value(self, key: str, column_key: str) -> Cell | None:
         """What a cell currently shows."""
@@ -287,6 +348,11 @@ def _fit(cell: Cell) -> Cell:
 
 def _sort_key(cell: Any) -> Any:
     return getattr(cell, "sort_key", None) if isinstance(cell, SortText) else str(cell)
+
+
+def _rank(cell: Cell) -> Any:
+    """Where a cell sorts: its sort key, else the text the table draws."""
+    return cell.sort_key if isinstance(cell, SortText) else _sort_key(_fit(cell))
 
 
 def _same(before: Any, after: Any) -> bool:

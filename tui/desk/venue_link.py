@@ -1,0 +1,196 @@
+"""`VenueLink`: the desk's line to the venue, from the first connect to the last close.
+
+It holds the connector, the connection it gave, the signed client, the stats client and the feed
+that polls through them. Connecting (starting the sandbox, syncing the clock) runs in a worker so
+the first frame does not wait for it. When the connector is `Supervised`, the link follows its
+sandbox: a death stops polling and marks every pane stale with the reason; a restart swaps in a
+client on the new port and polls anew. The App holds one link and routes to it; it keeps no
+connection state of its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from textual.app import App
+from textual.widgets import TabbedContent
+
+from tui.api.client import ServiceClient
+from tui.api.errors import ApiError
+from tui.api.stats import StatsClient
+from tui.desk.book import DeskBook
+from tui.desk.feed.policy import NOT_CONNECTED
+from tui.desk.feed.scheduler import Feed
+from tui.desk.messages import ActionOutcome, ConnectionChanged, ConnectionState, Topic
+from tui.desk.session import Connection, Connector, SessionError
+from tui.desk.supervisor import ChildGaveUp, SessionBack, SessionDown, Supervised
+from tui.desk.widgets.portfolio_header import PortfolioHeader
+from tui.desk.widgets.status_bar import StatusBar
+
+ClientFactory = Callable[[Connection], ServiceClient]
+"""Makes the client for a connection (tests hand in a client on their own sandbox)."""
+
+
+class VenueLink:
+    """Connection, clients and feed of one desk (see module docs)."""
+
+    def __init__(
+        self,
+        app: App[Any],
+        connector: Connector,
+        book: DeskBook,
+        clock: Callable[[], datetime],
+        *,
+        auto_feed: bool = True,
+        client_factory: ClientFactory | None = None,
+    ) -> None:
+        self.app = app
+        self.connector = connector
+        self.book = book
+        self.clock = clock
+        self.auto_feed = auto_feed
+        self.client_factory = client_factory
+        self.connection: Connection | None = None
+        self.client: ServiceClient | None = None
+        self.stats_client: StatsClient | None = None
+        self.feed: Feed | None = None
+        self.connected = asyncio.Event()
+        self.down: SessionDown | None = None
+        """Why the venue is unreachable right now (the sandbox died or stopped), else None."""
+
+    def connect(self) -> None:
+        """Connect in a worker; the header says how it goes."""
+        self.app.run_worker(
+            self._connect(), name="connect", group="session", exclusive=True, exit_on_error=False
+        )
+
+    async def _connect(self) -> None:
+        header = self.app.query_one(PortfolioHeader)
+        header.detail = "starting the sandbox" if self.connector.sandbox else "connecting"
+        try:
+            connection = await self.connector.connect()
+        except (SessionError, OSError) as error:
+            header.state = ConnectionState.DISCONNECTED
+            header.detail = "not connected"
+            self.app.notify(str(error), title="Cannot connect", severity="error", timeout=30)
+            return
+        await self._open(connection)
+        if isinstance(self.connector, Supervised):
+            self.app.run_worker(
+                self._follow_session(self.connector),
+                name="follow_session",
+                group="supervision",
+                exclusive=True,
+                exit_on_error=False,
+            )
+
+    async def _open(self, connection: Connection) -> None:
+        """A client, a stats client and a feed for ``connection``; polling starts."""
+        app = self.app
+        header = app.query_one(PortfolioHeader)
+        self.connection = connection
+        self.book.me = connection.company_id
+        header.company = connection.short_name or "…"
+        header.detail = ""
+        if self.client_factory is not None:
+            client = self.client_factory(connection)
+        else:
+            client = ServiceClient(connection.base_url, connection.api_key, connection.api_secret)
+        self.client = client
+        if connection.stats_base_url:
+            self.stats_client = StatsClient(connection.stats_base_url)
+        before = self.feed
+        self.feed = Feed(client, app.post_message, clock=self.clock, stats=self.stats_client)
+        if before is not None:  # the panes' ages run on until fresh polls replace them
+            self.feed.last_ok.update(before.last_ok)
+        client.on_call = self.feed.on_call
+        self.feed.show_tab(app.query_one(TabbedContent).active or "trade")
+        try:
+            await client.sync_clock()
+        except ApiError as error:
+            app.notify(f"clock sync failed: {error}", severity="warning")
+        self.connected.set()
+        if self.auto_feed:
+            app.run_worker(
+                self.feed.run(), name="feed", group="feed", exclusive=True, exit_on_error=False
+            )
+
+    def connecting(self) -> bool:
+        """Whether a connect is under way."""
+        return any(w.group == "session" and not w.is_finished for w in self.app.workers)
+
+    async def _close_clients(self) -> None:
+        client, self.client = self.client, None
+        stats, self.stats_client = self.stats_client, None
+        if client is not None:
+            await client.aclose()
+        if stats is not None:
+            await stats.aclose()
+
+    async def _follow_session(self, connector: Supervised) -> None:
+        """The sandbox went down: stop polling, mark every pane stale; back: poll it anew."""
+        async for event in connector.events():
+            if isinstance(event, SessionBack):
+                self.down = None
+                await self._close_clients()
+                await self._open(event.connection)
+                self.app.notify("the sandbox answers again", title="Venue")
+                continue
+            self.down = event
+            self.connected.clear()
+            if self.feed is not None:
+                await self.feed.go_offline(event.text)
+            self.app.post_message(ConnectionChanged(ConnectionState.DISCONNECTED, event.text))
+            if isinstance(event, ChildGaveUp):
+                self.app.notify(event.reason, title="Sandbox", severity="error", timeout=30)
+
+    async def wait_connected(self) -> Feed:
+        """Wait until the session is connected; the feed (tests and scripts use this)."""
+        await self.connected.wait()
+        assert self.feed is not None
+        return self.feed
+
+    def poll_soon(self, *topics: Topic) -> None:
+        """Ask the feed for these topics as soon as the budget allows."""
+        if self.feed is not None:
+            self.feed.kick(*topics)
+
+    def after_action(self, outcome: ActionOutcome) -> None:
+        """Poll again what an action changed."""
+        if self.feed is not None:
+            self.feed.after_action(outcome)
+
+    def tick_freshness(self) -> None:
+        """Every second: the panes' ages, or 'not connected' before the first connect."""
+        if not self.app.is_running:
+            return
+        if self.feed is None:
+            self.app.query_one(StatusBar).ages = NOT_CONNECTED
+        else:
+            self.feed.report_freshness()
+
+    def show_tab(self, tab: str) -> None:
+        """The feed polls what the tab shows first."""
+        if self.feed is not None:
+            self.feed.show_tab(tab)
+
+    def refresh(self) -> None:
+        """Poll everything now (within the budget); while the venue is down, reach for it now;
+        when the first connect failed, connect again."""
+        if self.down is not None and isinstance(self.connector, Supervised):
+            self.connector.retry_now()
+            self.app.notify("trying the sandbox again now", title="Venue")
+        elif self.connection is None and not self.connecting():
+            self.connect()
+        elif self.feed is not None:
+            self.feed.kick(*self.feed.topics)
+
+    async def close(self) -> None:
+        """Stop polling, close the clients, stop a sandbox this desk started."""
+        if self.feed is not None:
+            await self.feed.stop()
+        await self._close_clients()
+        await self.connector.close()
