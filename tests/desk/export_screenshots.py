@@ -43,10 +43,16 @@ def seeded_template(directory: Path) -> Path:
     return path
 
 
-async def render(sandbox: Sandbox, scene: str, theme: str, workdir: Path) -> str:
-    """One scene as SVG text."""
+SMALL = (80, 24)
+"""The smallest terminal the desk is made for (SSH at 80x24): the Trade tab is shown at it too."""
+
+
+async def render(
+    sandbox: Sandbox, scene: str, theme: str, workdir: Path, size: tuple[int, int] = SIZE
+) -> str:
+    """One scene as SVG text, at ``size`` (columns, rows)."""
     app = make_desk(sandbox, workdir, theme=theme)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         world = await build_world(sandbox)
         await open_desk(app, pilot)
         await SCENES[scene](app, pilot, world)
@@ -65,21 +71,24 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [s for s in args.scenes if s not in SCENES]
     if unknown:
         parser.error(f"unknown scene(s): {', '.join(unknown)}")
-    jobs = [(scene, "desk-dark") for scene in (args.scenes or SCENES)]
+    jobs = [(scene, "desk-dark", SIZE) for scene in (args.scenes or SCENES)]
     if not args.scenes:
-        jobs += [("trade", theme) for theme in BUILTIN_THEMES if theme != "desk-dark"]
+        jobs += [("trade", theme, SIZE) for theme in BUILTIN_THEMES if theme != "desk-dark"]
+        jobs += [("trade", "desk-dark", SMALL), ("quote_board", "desk-dark", SMALL)]
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as scratch:
         template = seeded_template(Path(scratch))
-        for index, (scene, theme) in enumerate(jobs):
+        for index, (scene, theme, size) in enumerate(jobs):
             workdir = Path(scratch) / f"run-{index}"
             workdir.mkdir()
             sandbox = make_sandbox(template, workdir)
             try:
-                svg = asyncio.run(render(sandbox, scene, theme, workdir))
+                svg = asyncio.run(render(sandbox, scene, theme, workdir, size))
             finally:
                 sandbox.stop()
             name = scene if theme == "desk-dark" else f"{scene}-{theme}"
+            if size != SIZE:
+                name += f"-{size[0]}x{size[1]}"
             target = args.out / f"{name}.svg"
             target.write_text(svg, encoding="utf-8")
             print(target.relative_to(ROOT) if target.is_relative_to(ROOT) else target)
