@@ -126,6 +126,7 @@ class DeskBook:
             quotes = {q.parent_quote_id: q for q in change.quotes}
             self.answers.overlay(name, quotes, change.at)
             _refill(getattr(self, name), quotes)
+            self._close_booked_rfqs(change.at)
         elif isinstance(change, TradesUpdated):
             self.trades = change.trades
         elif isinstance(change, TransfersUpdated):
@@ -151,6 +152,7 @@ class DeskBook:
             # A kill switch that failed in part still cancelled what it reports.
             before = {name: dict(getattr(self, name)) for name in PROGRESS}
             self._file_outcome(change)
+            self._close_booked_rfqs(None)
             after = {name: getattr(self, name) for name in PROGRESS}
             self.answers.remember(before, after, change.at)
 
@@ -253,6 +255,41 @@ class DeskBook:
                     quote.target_rfq_id,
                     then.value,
                 )
+
+    def _close_booked_rfqs(self, at: datetime | None) -> None:
+        """A quote booked means its RFQ closed: show it closed now, not at the RFQ poll.
+
+        The venue closes the RFQ in the same step that books the trade, so the quotes poll (or
+        an action's answer) is as good a word on it as the RFQ poll. The closing is kept like
+        an answer (`tui.desk.answers`): an RFQ poll that started before the booking does not
+        show the RFQ open again; the next one confirms it.
+        """
+        for quotes, rfqs in (
+            (self.quotes_received, self.rfqs_sent),
+            (self.quotes_sent, self.rfqs_received),
+        ):
+            before: dict[str, RFQ] = {}
+            for quote in quotes.values():
+                if not clearing_is_booked(quote.clearing_status):
+                    continue
+                rfq = rfqs.get(quote.target_rfq_id)
+                if rfq is None or (
+                    rfq.rfq_status == RFQStatus.CLOSED and clearing_is_booked(rfq.clearing_status)
+                ):
+                    continue
+                before[rfq.rfq_id] = rfq
+                rfqs[rfq.rfq_id] = rfq.model_copy(
+                    update={
+                        "rfq_status": RFQStatus.CLOSED,
+                        "clearing_status": quote.clearing_status,
+                    }
+                )
+                if rfqs is self.rfqs_sent:
+                    self.filed_rfqs.pop(rfq.rfq_id, None)
+            if before and at is not None:
+                name = "rfqs_sent" if rfqs is self.rfqs_sent else "rfqs_received"
+                after = {rfq_id: rfqs[rfq_id] for rfq_id in before}
+                self.answers.remember({name: before}, {name: after}, at)
 
     def _rfq_moves_on(self, store: dict[str, RFQ], rfq_id: str | None, status: str) -> None:
         rfq = store.get(rfq_id) if rfq_id else None

@@ -146,7 +146,9 @@ class DeskPanes:
             self._ring_arrivals(arrived)
 
     async def quotes(self) -> None:
-        """Quotes: the tracker follows, the board re-prices, a new trade waiting for me rings."""
+        """Quotes: the tracker follows, the board re-prices, a new trade waiting for me rings;
+        the inbox shows an RFQ closed once the book saw its trade booked."""
+        self._redraw_inbox()
         self.app.query_one(TradeTracker).refresh_trades()
         await self.show_selected_rfq()
         self._announce_waiting()

@@ -350,7 +350,8 @@ class Feed:
     def _watch_money(self, topic: Topic) -> None:
         """Kick the money topics when this poll shows money moved since the last one.
 
-        A booking seen on a quote also kicks the trades and transfers it made; when those
+        A booking seen on a quote also kicks the trades and transfers it made, and the RFQs it
+        closed; when those
         polls then show its legs and deposits, the booking has already been acted on.
         """
         moved = money_moved(topic, self._fetcher.records(topic))
@@ -363,7 +364,9 @@ class Feed:
         if topic in (Topic.QUOTES_SENT, Topic.QUOTES_RECEIVED):
             self._booked.update(moved.values())
             if fresh:
-                self.kick(*MONEY_TOPICS, Topic.TRADES, Topic.TRANSFERS)
+                # The booking closed the RFQ too: its poll confirms what the book shows.
+                rfqs = Topic.RFQS_SENT if topic is Topic.QUOTES_RECEIVED else Topic.RFQS_RECEIVED
+                self.kick(*MONEY_TOPICS, Topic.TRADES, Topic.TRANSFERS, rfqs)
         elif any(moved[record] not in self._booked for record in fresh):
             self.kick(*MONEY_TOPICS)
 

@@ -134,8 +134,9 @@ class QuoteBoard(Vertical):
         self._shown_for: str | None = None
 
     def compose(self) -> ComposeResult:
-        """Header, quotes table, hint and error line."""
+        """Header (three lines, or one on a short terminal), quotes table, hint, error line."""
         yield Static("", id="board-head")
+        yield Static("", id="board-line")
         yield KeyedTable(
             COLUMNS,
             id="board-table",
@@ -160,12 +161,14 @@ class QuoteBoard(Vertical):
         """Show the quotes of ``rfq``."""
         self.rfq = rfq
         head = self.query_one("#board-head", Static)
+        line = self.query_one("#board-line", Static)
         table = self.table
         if rfq is None or (self._shown_for is not None and rfq.rfq_id != self._shown_for):
             table.clear_rows()
             self._quotes.clear()
         if rfq is None:
             head.update("Select one of your RFQs to see its quotes.")
+            line.update("Select one of your RFQs to see its quotes.")
             self._shown_for = None
             return
         self._shown_for = rfq.rfq_id
@@ -195,6 +198,11 @@ class QuoteBoard(Vertical):
             f"[b]My RFQ {fmt.short_id(rfq.rfq_id)}[/b]  qty {fmt.qty(rfq.qty)}  {state}\n"
             f"{fmt.structure_text(rfq.structure)}\n"
             f"{third}"
+        )
+        # A short terminal folds the head into one line, so the quotes keep their rows.
+        line.update(
+            f"[b]{fmt.short_id(rfq.rfq_id)}[/b] {fmt.structure_text(rfq.structure)}"
+            f"  qty {fmt.qty(rfq.qty)}  {state}  {third}"
         )
         quotes = board_quotes(rfq, self.book, now)
         self._quotes = {q.quote_id: q for q in quotes}
