@@ -1,0 +1,119 @@
+"""The columns of a virtual table: what a column reads from a record, how wide it is.
+
+A column reads a *value* from a record (cheap: what sorting and searching use) and, only for
+the rows on screen, turns that value into a *cell* (a string, or a Rich `Text` carrying its
+colour and alignment). Widths are fixed up front; a ``flex`` column takes the width the others
+leave, so a wide terminal shows whole instrument names, and a narrow table leaves out its most
+droppable columns rather than scroll sideways (the same rules as the keyed table's).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from rich.text import Text
+
+R = TypeVar("R")
+Cell = str | Text
+"""What a cell shows: plain text (never parsed as markup) or Rich text with its own style."""
+
+CELL_PADDING = 1
+"""Blank cells on each side of a column's text."""
+
+
+@dataclass(frozen=True)
+class TableColumn(Generic[R]):
+    """One column of a virtual table (see module docs).
+
+    ``value`` reads the raw value of a record (sorting, searching and drawing start from it,
+    so it must be cheap); ``cell`` formats that value for display, called only for rows on
+    screen (default: ``str``); ``sort`` orders the rows by something else than the value (a
+    record's sort key); ``search`` gives the text a search looks into (default: ``str`` of the
+    value). ``numeric`` aligns right; ``flex`` grows with the table (down to ``least`` when it
+    is narrow); ``repeats`` says the column holds few distinct (hashable) values, a status, a
+    side: each is formatted once. ``drop`` says how readily a narrow table leaves the column
+    out: 0 never, the highest first (``v`` still shows it).
+    """
+
+    key: str
+    label: str
+    width: int
+    value: Callable[[R], Any]
+    cell: Callable[[Any], Cell] | None = None
+    sort: Callable[[R], Any] | None = None
+    search: Callable[[Any], str] | None = None
+    numeric: bool = False
+    flex: bool = False
+    repeats: bool = False
+    drop: int = 0
+    least: int | None = None
+
+    @property
+    def narrowest(self) -> int:
+        """The fewest cells the column's text may get (a flex column's ``least``)."""
+        return self.least if self.flex and self.least is not None else self.width
+
+    def format(self, value: Any) -> Cell:
+        """The cell showing ``value``."""
+        if self.cell is not None:
+            return self.cell(value)
+        return "" if value is None else str(value)
+
+    def sort_value(self, record: R) -> Any:
+        """The value ``record`` is ordered by in this column."""
+        return (self.sort or self.value)(record)
+
+    def search_text(self, record: R) -> str:
+        """The text of ``record`` a search looks into, case-folded."""
+        value = self.value(record)
+        if self.search is not None:
+            return self.search(value).casefold()
+        return "" if value is None else str(value).casefold()
+
+    @property
+    def justify(self) -> str:
+        """How a cell without its own alignment sits in the column."""
+        return "right" if self.numeric else "default"
+
+
+def fit_columns(
+    columns: Sequence[TableColumn[Any]], available: int
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Which columns a table ``available`` cells wide shows, and their text widths.
+
+    The most droppable columns are left out until the rest fit; fixed columns keep their
+    width and flex ones share what is left (never below their ``narrowest``), one cell kept
+    for the vertical scrollbar. Not laid out yet (``available`` 0): every column, as declared.
+    """
+    shown = list(range(len(columns)))
+    if available <= 0:
+        return tuple(shown), tuple(column.width for column in columns)
+    padding = 2 * CELL_PADDING
+    while sum(columns[i].narrowest + padding for i in shown) + 1 > available:
+        droppable = [i for i in shown if columns[i].drop]
+        if not droppable:
+            break
+        shown.remove(max(droppable, key=lambda i: columns[i].drop))
+    flexible = [i for i in shown if columns[i].flex]
+    fixed = sum(columns[i].width + padding for i in shown if not columns[i].flex)
+    spare = available - fixed - padding * len(flexible) - 1
+    share = max(0, spare) // len(flexible) if flexible else 0
+    widths = (
+        max(columns[i].narrowest, share) if columns[i].flex else columns[i].width for i in shown
+    )
+    return tuple(shown), tuple(widths)
+
+
+def column_index(columns: Sequence[TableColumn[Any]], key: str) -> int:
+    """The position of the column ``key`` (KeyError when there is none)."""
+    for index, column in enumerate(columns):
+        if column.key == key:
+            return index
+    raise KeyError(key)
+
+
+def column_named(columns: Sequence[TableColumn[R]], key: str) -> TableColumn[R]:
+    """The column ``key`` (KeyError when there is none)."""
+    return columns[column_index(columns, key)]

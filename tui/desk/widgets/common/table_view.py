@@ -1,0 +1,225 @@
+"""The drawing half of a virtual table: a scroll view that paints records line by line.
+
+It holds a `RecordIndex` and paints, for the lines on screen only, the header and the records
+there (`RowPainter` formats and paints them). After every change to the records it puts the
+cursor back on its record (or on the one that took its place), keeps a scrolled view on what
+it showed, and repaints only the lines that now show something else. The public face, keys
+and messages are `VirtualTable`'s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, Generic, TypeVar
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.geometry import Region, Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from tui.desk.widgets.common.columns import Cell, TableColumn
+from tui.desk.widgets.common.record_index import RecordIndex
+from tui.desk.widgets.common.table_rows import RowPainter
+
+R = TypeVar("R")
+
+HEADER = 1
+"""Lines the header takes at the top."""
+
+
+class TableView(ScrollView, Generic[R]):
+    """Paints a record index and keeps its cursor on a record (see module docs)."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "virtual-table--header",
+        "virtual-table--cursor",
+        "virtual-table--even-row",
+        "virtual-table--odd-row",
+    }
+
+    def __init__(
+        self,
+        columns: Sequence[TableColumn[R]],
+        index: RecordIndex[R],
+        *,
+        zebra_stripes: bool,
+        name: str | None,
+        id: str | None,
+        classes: str | None,
+    ) -> None:
+        """A view of ``index`` in ``columns`` (the index is the view's own from then on)."""
+        super().__init__(name=name, id=id, classes=classes)
+        self.columns: tuple[TableColumn[R], ...] = tuple(columns)
+        self.zebra_stripes = zebra_stripes
+        self._index = index
+        self._rows: RowPainter[R] = RowPainter(self.columns)
+        self._cursor_id: str | None = None
+        self._cursor_row = -1
+        self._painted: dict[int, tuple[int, int, bool]] = {}
+        self._palette: dict[str, Style] = {}
+        self._width = 0
+        self._update_virtual_size()
+
+    @property
+    def cursor_id(self) -> str | None:
+        """The id of the record under the cursor."""
+        return self._cursor_id
+
+    @property
+    def cursor_row(self) -> int:
+        """The display row of the cursor (-1 when the table shows nothing)."""
+        return self._cursor_row
+
+    def cells_of(self, record: R) -> tuple[Cell, ...]:
+        """Every cell of a record, formatted."""
+        return self._rows.cells(record)
+
+    def cursor_moved(self, record_id: str | None) -> None:
+        """The cursor is on another record (None: nothing shown); a subclass says so."""
+
+    def on_resize(self) -> None:
+        """Give the flex columns the width the fixed ones leave."""
+        if self._rows.fit(self.scrollable_content_region.width):
+            self._update_virtual_size()
+            self.refresh()
+
+    def notify_style_update(self) -> None:
+        """Styles changed (theme, focus): forget the painted styles."""
+        super().notify_style_update()
+        self._rows.restyle()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Draw the lines in ``crop`` (the component styles are looked up once per pass)."""
+        self._palette.clear()
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        """Line ``y`` of the widget: the header, a record, or blank below the last one."""
+        if not self._palette:
+            self._palette = {
+                name: self.get_component_rich_style(f"virtual-table--{name}")
+                for name in ("header", "cursor", "even-row", "odd-row")
+            }
+            self._palette["base"] = self.rich_style
+            self._width = self.size.width  # asked once a pass: it is a lookup on the screen
+        width = self._width
+        scroll_x, scroll_y = self.scroll_offset
+        if y < HEADER:
+            header = self._palette["header"]
+            segments = self._rows.line(self.app, self._rows.labels, header, None, width)
+        else:
+            row = y - HEADER + scroll_y
+            if row >= len(self._index):
+                self._painted.pop(y, None)
+                return Strip.blank(width, self._palette["base"])
+            slot = self._index.slot_at(row)
+            segments = self._row_segments(row, slot, width)
+            self._painted[y] = (slot, self._index.stamp(slot), row == self._cursor_row)
+        table_width = self._rows.table_width
+        strip = Strip(segments, max(table_width, width))
+        if scroll_x or table_width > width:
+            strip = strip.crop(scroll_x, scroll_x + width).adjust_cell_length(
+                width, self._palette["base"]
+            )
+        return strip
+
+    def _row_segments(self, row: int, slot: int, width: int) -> list[Segment]:
+        index, rows, palette = self._index, self._rows, self._palette
+        cells = rows.cached(slot, index.stamp(slot), index.record_in(slot))
+        if self.zebra_stripes:
+            row_style = palette["odd-row" if row % 2 else "even-row"]
+        else:
+            row_style = palette["base"]
+        if row == self._cursor_row:
+            cursor = palette["cursor"]
+            row_style += cursor
+            return rows.line(self.app, cells, row_style, Style.from_color(cursor.color), width)
+        return rows.line(self.app, cells, row_style, None, width)
+
+    # -- keeping the cursor and the view ----------------------------------------------------
+
+    def _page(self) -> int:
+        return max(1, self.scrollable_content_region.height - HEADER)
+
+    def _change(self, change: Callable[[], Any], *, reorder: bool = False) -> Any:
+        """Apply a change to the records, then put the cursor and the view back in place:
+        after new data the view keeps its first record; after a re-sort or a filter (the
+        trader's own ``reorder``) it follows the cursor's record."""
+        index = self._index
+        cursor_id = self._cursor_id
+        cursor_key = index.sort_key(cursor_id) if cursor_id is not None else None
+        top = round(self.scroll_y)
+        anchor_id = index.id_at(top) if 0 < top < len(index) and not reorder else None
+        anchor_key = index.sort_key(anchor_id) if anchor_id is not None else None
+        result = change()
+        if cursor_id is not None and cursor_key is not None:
+            row = index.row_of(cursor_id)
+            if row is None:
+                row = index.row_near(cursor_key)
+        else:
+            row = 0 if len(index) else None
+        self._update_virtual_size()
+        if anchor_id is not None and anchor_key is not None:
+            new_top = index.row_of(anchor_id)
+            if new_top is None:
+                new_top = index.row_near(anchor_key)
+            if new_top is not None and new_top != top:
+                self.scroll_to(y=new_top, animate=False, force=True)
+        self._set_cursor(-1 if row is None else row, scroll=reorder)
+        self._refresh_changed_lines()
+        return result
+
+    def _refresh_changed_lines(self) -> None:
+        """Repaint only the lines whose record, version or cursor differ from what they show
+        (100 changed records off screen cost no drawing at all)."""
+        index, painted = self._index, self._painted
+        top, height = round(self.scroll_y), self.scrollable_content_region.height
+        changed = []
+        for y in range(HEADER, height):
+            row = top + y - HEADER
+            if row < len(index):
+                slot = index.slot_at(row)
+                now: tuple[int, int, bool] | None = (
+                    slot,
+                    index.stamp(slot),
+                    row == self._cursor_row,
+                )
+            else:
+                now = None
+            if painted.get(y) != now:
+                changed.append(row)
+        if changed:  # one region: many small ones cost the compositor more than they save
+            self.refresh_lines(changed[0] + HEADER, changed[-1] - changed[0] + 1)
+
+    def _set_cursor(self, row: int, *, scroll: bool) -> None:
+        """Put the cursor on display row ``row`` (clamped) and say so if its record changed."""
+        size = len(self._index)
+        old_row = self._cursor_row
+        if size == 0:
+            row, record_id = -1, None
+        else:
+            row = min(max(row, 0), size - 1)
+            record_id = self._index.id_at(row)
+        self._cursor_row = row
+        if row != old_row:
+            for line in (old_row, row):
+                if line >= 0:
+                    self.refresh_line(line + HEADER)
+        if scroll and row >= 0:
+            self._scroll_into_view(row)
+        if record_id != self._cursor_id:
+            self._cursor_id = record_id
+            self.cursor_moved(record_id)
+
+    def _scroll_into_view(self, row: int) -> None:
+        if not self.scrollable_content_region.height:
+            return  # not laid out yet: nothing is on screen to keep the cursor in
+        top, page = round(self.scroll_y), self._page()
+        if row < top:
+            self.scroll_to(y=row, animate=False, force=True)
+        elif row >= top + page:
+            self.scroll_to(y=row - page + 1, animate=False, force=True)
+
+    def _update_virtual_size(self) -> None:
+        self.virtual_size = Size(self._rows.table_width, len(self._index) + HEADER)
