@@ -5,11 +5,11 @@ Run on demand either way (the 100,000-row DataTable baseline alone takes about a
     python tests/bench/bench_blotter.py
     python -m pytest tests/bench/bench_blotter.py -s
 
-Both tables get the blotter's twelve columns (`blotter_columns`: the blotter's own columns and
-formatters as `TableColumn`s) with the same cells: the `VirtualTable` is handed the trades and
+Both tables get the blotter's twelve columns (`blotter_columns`, the blotter's own
+`TableColumn`s) with the same cells: the `VirtualTable` is handed the trades and
 formats the rows on screen only; the baseline, Textual's own `DataTable`, needs every cell of
-every trade up front (as the blotter does today), added in display order, newest first, each
-row keyed by trade id. Measured, in the same run:
+every trade up front (as the blotter did before issue 11), added in display order, newest first,
+each row keyed by trade id. Measured, in the same run:
 
 (a) load 10,000 and 100,000 trades until the End key shows the oldest (every row reachable):
     from handing the trades over until a painted line of the table holds the oldest trade;
@@ -34,7 +34,6 @@ import sys
 import time
 from operator import attrgetter
 from pathlib import Path
-from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:
@@ -48,14 +47,12 @@ from textual.widget import Widget  # noqa: E402
 from textual.widgets import DataTable  # noqa: E402
 
 from tests.desk.kit.venue import booked_trades  # noqa: E402
-from tui.api.lifecycle import clearing_is_booked, clearing_is_rejected  # noqa: E402
-from tui.api.models import Trade, instrument_label  # noqa: E402
+from tui.api.models import Trade  # noqa: E402
 from tui.desk.book import DeskBook  # noqa: E402
-from tui.desk.clearing import gross_notional  # noqa: E402
 from tui.desk.themes import DESK_VARIABLES  # noqa: E402
+from tui.desk.widgets.blotter import blotter_columns  # noqa: E402
 from tui.desk.widgets.common import fmt  # noqa: E402
 from tui.desk.widgets.common.columns import Cell, TableColumn  # noqa: E402
-from tui.desk.widgets.common.palette import toned  # noqa: E402
 from tui.desk.widgets.common.virtual_table import VirtualTable  # noqa: E402
 
 SIZES = (10_000, 100_000)
@@ -72,53 +69,6 @@ TARGETS = {
 RSS_TARGET_MB = 150
 GIVE_UP_S = 600
 """A table that has not painted what it was asked for by then never will (a bench bug)."""
-
-
-def blotter_columns(app: App[Any], book: DeskBook) -> list[TableColumn[Trade]]:
-    """The blotter's columns, each cell formatted as `Blotter.cells` formats it."""
-
-    def status(value: str) -> Cell:
-        if clearing_is_booked(value):
-            return toned(app, "booked", "booked")
-        if clearing_is_rejected(value):
-            return toned(app, "rejected", "rejected")
-        return toned(app, value[:8], "pending")
-
-    def side(value: str) -> Cell:
-        return toned(app, value.upper(), "bid" if value == "buy" else "ask")
-
-    return [
-        TableColumn("when", "Time", 8, attrgetter("created_at"), cell=fmt.clock_time, drop=1),
-        TableColumn("trade", "Trade", 8, attrgetter("id"), cell=fmt.short_id, drop=6),
-        TableColumn("rfq", "RFQ", 8, attrgetter("source_rfq"), cell=fmt.short_id, drop=5),
-        TableColumn("role", "Role", 5, attrgetter("role"), cell=str, repeats=True, drop=3),
-        TableColumn("side", "Side", 4, lambda t: str(t.side), cell=side, repeats=True),
-        TableColumn(
-            "instrument",
-            "Instrument",
-            21,
-            lambda t: instrument_label(t.instrument),
-            flex=True,
-            least=14,
-            repeats=True,
-        ),
-        TableColumn("qty", "Qty", 9, attrgetter("qty"), cell=fmt.qty, numeric=True, repeats=True),
-        TableColumn("price", "Price", 12, attrgetter("price"), cell=fmt.price, numeric=True),
-        TableColumn(
-            "notional",
-            "Notional",
-            13,
-            lambda t: gross_notional([t]),
-            cell=fmt.money,
-            numeric=True,
-            drop=2,
-        ),
-        TableColumn("cpty", "Cpty", 6, lambda t: book.company_name(t.counterparty), repeats=True),
-        TableColumn(
-            "pool", "Pool", 12, lambda t: book.pool_name(t.pool_location)[:12], repeats=True, drop=4
-        ),
-        TableColumn("status", "Status", 8, lambda t: str(t.status), cell=status, repeats=True),
-    ]
 
 
 # -- the two tables, watched for what they paint ---------------------------------------------

@@ -15,7 +15,7 @@ from tests.desk.kit.desk import make_desk
 from tests.desk.kit.scenes import build_world, open_desk
 from tui.desk.screens.record import RowScreen
 from tui.desk.widgets.blotter import Blotter
-from tui.desk.widgets.common.keyed_table import KeyedTable
+from tui.desk.widgets.common.virtual_table import VirtualTable
 from tui.desk.widgets.quote_ticket import QuoteTicket
 from tui.desk.widgets.rfq_inbox import RfqInbox
 from tui.desk.widgets.trade_tracker import TradeTracker
@@ -59,9 +59,8 @@ async def test_a_wide_terminal_shows_whole_names_and_v_shows_a_clipped_row(
         assert structure.width > 26
         await pilot.press("3")
         await pilot.pause()
-        blotter = app.query_one(Blotter).query_one(KeyedTable)
-        instrument = blotter.columns[next(k for k in blotter.columns if k.value == "instrument")]
-        assert instrument.width > 21
+        blotter = app.query_one(Blotter).query_one(VirtualTable)
+        assert blotter.column_width("instrument") > 21
 
     app = make_desk(sandbox, tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -18,6 +18,7 @@ from tests.desk.kit.scenes import build_world, open_desk
 from tui.desk.screens.record import RowScreen
 from tui.desk.widgets.blotter import Blotter
 from tui.desk.widgets.common.keyed_table import KeyedTable
+from tui.desk.widgets.common.virtual_table import VirtualTable
 from tui.desk.widgets.quote_board import QuoteBoard
 from tui.desk.widgets.quote_ticket import QuoteTicket
 from tui.desk.widgets.rfq_inbox import RfqInbox
@@ -34,7 +35,7 @@ def shown_labels(table: KeyedTable) -> list[str]:
     return labels
 
 
-def fits(table: KeyedTable) -> bool:
+def fits(table: KeyedTable | VirtualTable[Any]) -> bool:
     """Whether every column drawn fits the table's width."""
     return table.virtual_size.width <= table.scrollable_content_region.width
 
@@ -75,7 +76,7 @@ async def test_the_blotter_and_board_fit_80_columns(sandbox: Any, tmp_path: Any)
         assert fits(board), (board.virtual_size.width, board.scrollable_content_region.width)
         await pilot.press("3")
         await pilot.pause()
-        blotter = app.query_one(Blotter).query_one(KeyedTable)
+        blotter = app.query_one(Blotter).query_one(VirtualTable)
         assert fits(blotter), (blotter.virtual_size.width, blotter.scrollable_content_region.width)
 
 

@@ -1,69 +1,92 @@
-"""The keyed tables stay cheap at 10,000 rows: no redraw of what did not change."""
+"""The blotter stays cheap at 10,000 trades (nothing redone for what did not change) and its
+search keeps only the matching legs."""
 
 from __future__ import annotations
 
-from typing import Any
+from datetime import UTC, datetime
 
 from textual.app import App, ComposeResult
+from textual.widgets import Input, Static
 
 from tests.desk.kit.venue import booked_trades as trades
+from tui.api.models import Company
 from tui.desk.book import DeskBook
 from tui.desk.themes import DESK_VARIABLES
 from tui.desk.widgets.blotter import Blotter
-from tui.desk.widgets.common.keyed_table import KeyedTable
-
-
-class CountingTable(KeyedTable):
-    """Counts cell updates, to prove unchanged cells are never touched."""
-
-    updates = 0
-
-    def update_cell(self, *args: Any, **kwargs: Any) -> None:
-        assert kwargs.get("update_width") is False  # never re-measure a column
-        CountingTable.updates += 1
-        super().update_cell(*args, **kwargs)
+from tui.desk.widgets.common.record_index import Merged
+from tui.desk.widgets.common.virtual_table import VirtualTable
 
 
 class BlotterApp(App[None]):
+    def __init__(self, book: DeskBook | None = None) -> None:
+        super().__init__()
+        self.book = book or DeskBook()
+
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return {**super().get_theme_variable_defaults(), **DESK_VARIABLES}
 
     def compose(self) -> ComposeResult:
-        yield Blotter(DeskBook(), id="blotter")
+        yield Blotter(self.book, id="blotter")
 
 
-async def filled(pilot: Any, table: KeyedTable) -> None:
-    while table.pending_rows:
-        await pilot.pause()
-
-
-async def test_ten_thousand_trades_merge_in_place(monkeypatch: Any) -> None:
-    monkeypatch.setattr("tui.desk.widgets.blotter.KeyedTable", CountingTable)
-    CountingTable.updates = 0
+async def test_ten_thousand_trades_merge_in_place() -> None:
     app = BlotterApp()
     async with app.run_test(size=(140, 45)) as pilot:
         blotter = app.query_one(Blotter)
         day = trades(10_000)
-        blotter.show_trades(day)
-        table = blotter.query_one(CountingTable)
-        assert table.pending_rows > 0  # a big first load fills in by chunks, one per frame
-        assert table.row_count + table.pending_rows == 10_000
-        await filled(pilot, table)
+        assert blotter.show_trades(day) == Merged(added=10_000)
+        await pilot.pause()
+        table = blotter.query_one(VirtualTable)
         assert table.row_count == 10_000
-        assert table.row_keys[:2] == ["t009999", "t009998"]  # newest first
-        assert CountingTable.updates == 0
+        assert table.row_ids()[:2] == ["t009999", "t009998"]  # newest first
 
-        # The same snapshot again: nothing is rendered, nothing updated.
-        blotter.show_trades(day)
-        assert CountingTable.updates == 0 and table.row_count == 10_000
+        # The same snapshot again: nothing added, changed or dropped.
+        assert not blotter.show_trades(day) and table.row_count == 10_000
 
-        # One new trade and one changed status: one row added, one cell updated.
-        table.move_cursor(row=table.get_row_index("t005000"))
+        # One new trade and one changed status: only those two are taken.
+        assert table.move_cursor_to("t005000")
         changed = [*day, *trades(1, start=10_000)]
         changed[5000] = changed[5000].model_copy(update={"status": "rejected_failed_risk_checks"})
-        blotter.show_trades(changed)
-        await filled(pilot, table)
-        assert table.row_count == 10_001 and table.row_keys[0] == "t010000"
-        assert CountingTable.updates == 1
-        assert str(table.cell_value("t005000", "status")) == "rejected"
-        assert table.selected_key == "t005000"  # the cursor stayed on its trade
+        assert blotter.show_trades(changed) == Merged(added=1, changed=1)
+        await pilot.pause()
+        assert table.row_count == 10_001 and table.row_ids()[:2] == ["t010000", "t009999"]
+        assert dict(table.row_fields("t005000"))["Status"] == "rejected"
+        assert table.cursor_id == "t005000"  # the cursor stayed on its trade
+
+
+async def test_slash_searches_the_blotter_for_a_counterparty() -> None:
+    book = DeskBook()
+    now = datetime(2026, 1, 5, tzinfo=UTC)
+    book.companies = {
+        c: Company(id=c, created_at=now, legal_name=f"{name} Markets", short_name=name)
+        for c, name in (("c2", "ALPHA"), ("c3", "BRAVO"))
+    }
+    day = trades(30)
+    for i in range(0, 30, 3):  # every third leg is with BRAVO
+        day[i] = day[i].model_copy(update={"counterparty": "c3"})
+    app = BlotterApp(book)
+    async with app.run_test(size=(140, 45)) as pilot:
+        blotter = app.query_one(Blotter)
+        blotter.show_trades(day)
+        table = blotter.query_one(VirtualTable)
+        table.focus()
+        await pilot.pause()
+        assert table.cursor_id == "t000029"
+        count = blotter.query_one("#blotter-count", Static)
+        assert str(count.render()).startswith("30 trade legs")
+
+        await pilot.press("slash")
+        search = blotter.query_one("#blotter-search", Input)
+        assert search.display and search.has_focus
+        await pilot.press(*"bravo")
+        await pilot.pause()
+        assert table.row_count == 10 and table.record_count == 30
+        assert {table.record_at(row).counterparty for row in range(10)} == {"c3"}
+        assert table.cursor_id in table.row_ids()  # the cursor is on a remaining leg
+        assert str(count.render()).startswith("10 of 30 trade legs")
+
+        await pilot.press("escape")  # clears and closes the search
+        await pilot.pause()
+        assert not search.display and search.value == ""
+        assert table.row_count == 30 and table.has_focus
+        assert str(count.render()).startswith("30 trade legs")

@@ -20,7 +20,7 @@ from tui.desk.screens.confirm import ConfirmScreen
 from tui.desk.screens.new_rfq import NewRfqScreen
 from tui.desk.screens.permit import PermitScreen
 from tui.desk.widgets.blotter import Blotter
-from tui.desk.widgets.common.keyed_table import KeyedTable
+from tui.desk.widgets.common.virtual_table import VirtualTable
 from tui.desk.widgets.quote_board import QuoteBoard
 from tui.desk.widgets.rfq_inbox import RfqInbox
 from tui.desk.widgets.trade_tracker import TradeTracker
@@ -95,7 +95,7 @@ async def test_taker_trade_from_rfq_to_booked(sandbox: Any, desk: DeskFactory) -
         (trade,) = app.book.tracked_trades()
         assert trade.status == ClearingStatus.SUCCESS_TRADES_BOOKED_INTO_POOL
         assert [s.state for s in trade.steps][-1] == "done"
-        blotter = app.query_one(Blotter).query_one(KeyedTable)
+        blotter = app.query_one(Blotter).query_one(VirtualTable)
         assert blotter.row_count == len(app.book.trades) >= 1
 
 

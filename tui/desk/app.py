@@ -52,7 +52,6 @@ from tui.desk.roles.safety import SafetyRole
 from tui.desk.roles.taker import TakerRole
 from tui.desk.screens.help import HelpScreen
 from tui.desk.screens.new_rfq import NewRfqScreen
-from tui.desk.screens.record import RowScreen
 from tui.desk.session import Connection, Connector
 from tui.desk.themes import BUILTIN_THEMES, DESK_VARIABLES, load_user_themes, pick_theme
 from tui.desk.typeahead import Replay, TypeAhead
@@ -60,6 +59,7 @@ from tui.desk.venue_link import VenueLink
 from tui.desk.widgets.attention import Attention
 from tui.desk.widgets.blotter import Blotter
 from tui.desk.widgets.common.keyed_table import KeyedTable
+from tui.desk.widgets.common.virtual_table import VirtualTable
 from tui.desk.widgets.market_stats import MarketStatsPane
 from tui.desk.widgets.pools import PoolsPane
 from tui.desk.widgets.portfolio_header import PortfolioHeader
@@ -260,11 +260,10 @@ class DeskApp(App[None]):
             self.action_create_pool()
 
     @on(KeyedTable.ViewRow)
-    def _view_row(self, ask: KeyedTable.ViewRow) -> None:
+    @on(VirtualTable.ViewRecord)
+    def _view_row(self, ask: KeyedTable.ViewRow | VirtualTable.ViewRecord) -> None:
         """``v`` on a table row: every cell of it, whole."""
-        titles = (getattr(node, "border_title", None) for node in ask.table.ancestors_with_self)
-        title = next((t for t in titles if t), None) or "Row"
-        self.push_screen(RowScreen(str(title), ask.fields))
+        self.panes.view_row(ask.table, ask.fields)
 
     def _pools_problem(self, problem: str) -> None:
         if problem:

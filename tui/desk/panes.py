@@ -17,6 +17,7 @@ from typing import Any, Protocol, TypeVar
 
 from textual.app import App
 from textual.markup import escape
+from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Input
 
 from tui.api.models import RFQ
@@ -46,6 +47,7 @@ from tui.desk.messages import (
 from tui.desk.roles.refusals import refusal_words
 from tui.desk.screens.new_rfq import NewRfqScreen
 from tui.desk.screens.permit import PermitScreen
+from tui.desk.screens.record import RowScreen
 from tui.desk.widgets.attention import Attention
 from tui.desk.widgets.blotter import Blotter
 from tui.desk.widgets.common import fmt
@@ -165,6 +167,7 @@ class DeskPanes:
         """Pools: the pools pane and the ticket's pool choices."""
         self.app.query_one(PoolsPane).show_pools()
         self.app.query_one(QuoteTicket).refresh_pools()
+        self.app.query_one(Blotter).invalidate()  # its pool names
 
     def summary(self) -> None:
         """The header's portfolio line."""
@@ -181,7 +184,7 @@ class DeskPanes:
         if known != self._companies_shown:
             self._companies_shown = known
             self.app.query_one(PoolsPane).show_pools()
-            self.app.query_one(Blotter).show_trades(self.book.trades)
+            self.app.query_one(Blotter).invalidate()
             self.app.query_one(TradeTracker).refresh_trades()
             self._redraw_inbox()
         me = self.book.my_company
@@ -222,9 +225,7 @@ class DeskPanes:
         """A new theme: redraw the table cells coloured from theme variables."""
         self.app.query_one(RfqInbox).table.clear_rows()
         self._redraw_inbox()
-        blotter = self.app.query_one(Blotter)
-        blotter.restyle()
-        blotter.show_trades(self.book.trades)
+        self.app.query_one(Blotter).invalidate()
         pools = self.app.query_one(PoolsPane)
         pools.pools_table.clear_rows()
         pools.show_pools()
@@ -258,6 +259,12 @@ class DeskPanes:
         else:
             switcher.current = "board"
             self.app.query_one(QuoteBoard).show_rfq(self.book.rfqs_sent.get(rfq_id))
+
+    def view_row(self, table: Widget, fields: list[tuple[str, str]]) -> None:
+        """``v`` on a table row: every cell of it, whole, titled after the pane it is in."""
+        titles = (getattr(node, "border_title", None) for node in table.ancestors_with_self)
+        title = next((t for t in titles if t), None) or "Row"
+        self.app.push_screen(RowScreen(str(title), fields))
 
     def enter_selected_rfq(self) -> None:
         """Enter on an RFQ: go to its ticket (first price field) or its quotes."""

@@ -1,106 +1,181 @@
-"""The blotter: every booked trade leg of the company, newest first, fast at 10,000 rows.
+"""The blotter: every booked trade leg of the company, newest first, fast at 100,000 legs.
 
-Rows are keyed by trade id; a snapshot adds only the trades not shown yet and updates a cell
-only when its value changed (a status moving on), with fixed column widths, so a poll of
-10,000 trades costs a dictionary walk, not a redraw.
+The trades sit in a `VirtualTable`: a poll merges the snapshot by trade id (a trade whose
+status did not move on is not formatted again) and only the lines on screen are ever drawn.
+``/`` opens a one-line search above the table that keeps the legs whose cells contain the text
+(a counterparty, an instrument, a status); Escape clears and closes it.
 """
 
 from __future__ import annotations
 
-from rich.text import Text
-from textual.app import ComposeResult
+from operator import attrgetter
+from typing import Any
+
+from textual import on
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from tui.api.lifecycle import clearing_is_booked, clearing_is_rejected
 from tui.api.models import Trade, instrument_label
 from tui.desk.book import DeskBook
 from tui.desk.clearing import gross_notional
 from tui.desk.widgets.common import fmt
-from tui.desk.widgets.common.keyed_table import Column, KeyedTable, SortText
-from tui.desk.widgets.common.palette import right, toned
+from tui.desk.widgets.common.columns import Cell, TableColumn
+from tui.desk.widgets.common.palette import toned
+from tui.desk.widgets.common.record_index import Merged
+from tui.desk.widgets.common.virtual_table import VirtualTable
 
-COLUMNS = (
-    Column("when", "Time", 8, drop=1),
-    Column("trade", "Trade", 8, drop=6),
-    Column("rfq", "RFQ", 8, drop=5),
-    Column("role", "Role", 5, drop=3),
-    Column("side", "Side", 4),
-    Column("instrument", "Instrument", 21, flex=True, least=14),
-    Column("qty", "Qty", 9, numeric=True),
-    Column("price", "Price", 12, numeric=True),
-    Column("notional", "Notional", 13, numeric=True, drop=2),
-    Column("cpty", "Cpty", 6),
-    Column("pool", "Pool", 12, drop=4),
-    Column("status", "Status", 8),
-)
-"""The blotter's columns; at 80 columns ids, pool, role and notional are left out first."""
+
+def blotter_columns(app: App[Any], book: DeskBook) -> list[TableColumn[Trade]]:
+    """The blotter's columns; at 80 columns ids, pool, role and notional are left out first.
+
+    Names are read from the book when a line is drawn, so a name that arrives later shows
+    once the table is told to `invalidate`.
+    """
+
+    def status(value: str) -> Cell:
+        if clearing_is_booked(value):
+            return toned(app, "booked", "booked")
+        if clearing_is_rejected(value):
+            return toned(app, "rejected", "rejected")
+        return toned(app, value[:8], "pending")
+
+    def side(value: str) -> Cell:
+        return toned(app, value.upper(), "bid" if value == "buy" else "ask")
+
+    return [
+        TableColumn("when", "Time", 8, attrgetter("created_at"), cell=fmt.clock_time, drop=1),
+        TableColumn("trade", "Trade", 8, attrgetter("id"), cell=fmt.short_id, drop=6),
+        TableColumn("rfq", "RFQ", 8, attrgetter("source_rfq"), cell=fmt.short_id, drop=5),
+        TableColumn("role", "Role", 5, attrgetter("role"), cell=str, repeats=True, drop=3),
+        TableColumn("side", "Side", 4, lambda t: str(t.side), cell=side, repeats=True),
+        TableColumn(
+            "instrument",
+            "Instrument",
+            21,
+            lambda t: instrument_label(t.instrument),
+            flex=True,
+            least=14,
+            repeats=True,
+        ),
+        TableColumn("qty", "Qty", 9, attrgetter("qty"), cell=fmt.qty, numeric=True, repeats=True),
+        TableColumn("price", "Price", 12, attrgetter("price"), cell=fmt.price, numeric=True),
+        TableColumn(
+            "notional",
+            "Notional",
+            13,
+            lambda t: gross_notional([t]),
+            cell=fmt.money,
+            numeric=True,
+            drop=2,
+        ),
+        TableColumn("cpty", "Cpty", 6, lambda t: book.company_name(t.counterparty), repeats=True),
+        TableColumn(
+            "pool", "Pool", 12, lambda t: book.pool_name(t.pool_location)[:12], repeats=True, drop=4
+        ),
+        TableColumn("status", "Status", 8, lambda t: str(t.status), cell=status, repeats=True),
+    ]
 
 
 class Blotter(Vertical):
     """All trades of the company (see module docs)."""
 
+    DEFAULT_CSS = """
+    Blotter > #blotter-search {
+        display: none;
+        height: 1;
+        border: none;
+        padding: 0 1;
+        &.-open {
+            display: block;
+        }
+    }
+    """
+
     BORDER_TITLE = "Trades"
 
-    BINDINGS = [Binding("escape", "app.show_tab('trade')", "Back to Trade")]
+    BINDINGS = [
+        Binding("escape", "back", "Back to Trade"),
+        Binding("slash", "open_search", "Search", show=False),
+    ]
 
     def __init__(self, book: DeskBook, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.book = book
-        self._shown: dict[str, tuple[str, str, str]] = {}
+        self._notional = ""
+        self._counted = False
 
     def compose(self) -> ComposeResult:
-        """A count line and the trades table."""
+        """A count line, the (closed) search and the trades table."""
         yield Static("", id="blotter-count")
-        yield KeyedTable(COLUMNS, id="blotter-table", sort_column="when")
-
-    def show_trades(self, trades: list[Trade]) -> None:
-        """Merge a snapshot of trades (add new rows, update changed cells)."""
-        table = self.query_one(KeyedTable)
-        rows = []
-        for trade in trades:
-            # Only a trade that is new, or whose status or names changed, is rendered at all.
-            shown = (
-                str(trade.status),
-                self.book.company_name(trade.counterparty),
-                self.book.pool_name(trade.pool_location),
-            )
-            if self._shown.get(trade.id) != shown:
-                self._shown[trade.id] = shown
-                rows.append((trade.id, self.cells(trade)))
-        table.merge(rows)
-        self.query_one("#blotter-count", Static).update(
-            f"{len(trades):,} trade legs  notional {fmt.money(gross_notional(trades))}"
+        yield Input(placeholder="search trades  (Esc closes)", id="blotter-search")
+        yield VirtualTable(
+            blotter_columns(self.app, self.book),
+            key=attrgetter("id"),
+            version=attrgetter("status"),
+            sort="when",
+            descending=True,
+            id="blotter-table",
         )
 
-    def restyle(self) -> None:
-        """Forget the rendered rows, so the next snapshot draws them in the new theme."""
-        self._shown.clear()
-        self.query_one(KeyedTable).clear_rows()
+    @property
+    def table(self) -> VirtualTable[Trade]:
+        """The trades table."""
+        table: VirtualTable[Trade] = self.query_one("#blotter-table", VirtualTable)
+        return table
 
-    def cells(self, trade: Trade) -> tuple[Text | str, ...]:
-        """The row of one trade."""
-        app = self.app
-        side = str(trade.side)
-        status = str(trade.status)
-        if clearing_is_booked(status):
-            status_cell = toned(app, "booked", "booked")
-        elif clearing_is_rejected(status):
-            status_cell = toned(app, "rejected", "rejected")
-        else:
-            status_cell = toned(app, status[:8], "pending")
-        return (
-            SortText(fmt.clock_time(trade.created_at), sort_key=(trade.created_at, trade.id)),
-            fmt.short_id(trade.id),
-            fmt.short_id(trade.source_rfq),
-            str(trade.role),
-            toned(app, side.upper(), "bid" if side == "buy" else "ask"),
-            instrument_label(trade.instrument),
-            right(fmt.qty(trade.qty)),
-            right(fmt.price(trade.price)),
-            right(fmt.money(gross_notional([trade]))),
-            self.book.company_name(trade.counterparty),
-            self.book.pool_name(trade.pool_location)[:12],
-            status_cell,
+    def show_trades(self, trades: list[Trade]) -> Merged:
+        """Merge a snapshot of trades (add new legs, take those whose status moved on, drop
+        the gone); says how many legs were added, changed and dropped."""
+        merged = self.table.merge(trades)
+        # The notional walks every trade, so it is summed again only when something changed.
+        if merged or not self._counted:
+            self._counted = True
+            self._notional = fmt.money(gross_notional(trades))
+            self._show_count()
+        return merged
+
+    def invalidate(self) -> None:
+        """Draw the lines again (a new theme, a company or pool name arrived)."""
+        self.table.invalidate()
+
+    def action_open_search(self) -> None:
+        """Open the search line above the table."""
+        search = self.query_one("#blotter-search", Input)
+        search.add_class("-open")
+        search.focus()
+
+    async def action_back(self) -> None:
+        """Escape: clear and close an open search, else back to the Trade tab."""
+        search = self.query_one("#blotter-search", Input)
+        if not search.has_class("-open"):
+            await self.run_action("app.show_tab('trade')")
+            return
+        search.remove_class("-open")
+        search.value = ""
+        self._search("")
+        self.table.focus()
+
+    @on(Input.Changed, "#blotter-search")
+    def _typed(self, event: Input.Changed) -> None:
+        event.stop()
+        self._search(event.value)
+
+    @on(Input.Submitted, "#blotter-search")
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.table.focus()
+
+    def _search(self, text: str) -> None:
+        self.table.search(text)
+        self._show_count()
+
+    def _show_count(self) -> None:
+        table = self.table
+        total = table.record_count
+        shown = f"{total:,}" if table.row_count == total else f"{table.row_count:,} of {total:,}"
+        self.query_one("#blotter-count", Static).update(
+            f"{shown} trade legs  notional {self._notional}"
         )

@@ -1,3 +1,3 @@
-"""What every pane shares: the keyed table, form plumbing, number and time formats, colours."""
+"""What every pane shares: the keyed and virtual tables, form plumbing, formats, colours."""
 
 from __future__ import annotations
