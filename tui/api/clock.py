@@ -9,6 +9,10 @@ half-width (half the round trip) is the error bound.
 The clock keeps the sample with the tightest bound among the recent ones (as NTP does), and
 drops all history the moment a new sample proves the current estimate impossible (the server
 clock jumped, as the sandbox's clock can, or the local clock was stepped).
+
+`ServerClock.most_ms_between` turns a server instant into local terms with that bound on the
+safe side: the request-token budget (`tui.api.budget`) uses it to free a charge no sooner than
+the server does.
 """
 
 from __future__ import annotations
@@ -19,11 +23,22 @@ from typing import NamedTuple
 
 from tui.api.signing import system_time_ms
 
-__all__ = ["RECEIVED_HEADER", "ClockSample", "ServerClock"]
+__all__ = ["RECEIVED_HEADER", "ClockSample", "ServerClock", "read_stamp"]
 
 RECEIVED_HEADER = "X-Request-Received-Ms"
 _RECENT_SAMPLES = 16
 _RESOLUTION_MS = 1  # both clocks tick in whole milliseconds
+
+
+def read_stamp(value: str | None) -> int | None:
+    """The server time (Unix ms) an ``X-Request-Received-Ms`` header gives; None when the header
+    is missing or is not a whole number."""
+    if value is None:
+        return None
+    try:
+        return int(value.strip())
+    except ValueError:
+        return None
 
 
 class ClockSample(NamedTuple):
@@ -77,6 +92,17 @@ class ServerClock:
         """The current server time estimate, in Unix ms: what a request should be stamped."""
         return self._local_ms() + self.offset_ms
 
+    def most_ms_between(self, local_ms: int, server_ms: int) -> float | None:
+        """At most how many ms pass from the local instant ``local_ms`` until the server's clock
+        reads ``server_ms`` (negative: it read that before); None before any sample.
+
+        The bound takes the smallest offset the sample in use allows, so the true gap is never
+        larger: what waits this long has surely let the server's clock reach ``server_ms``.
+        """
+        if self._best is None:
+            return None
+        return server_ms - (local_ms + self._best.low)
+
     def reset(self) -> None:
         """Forget every sample (before a deliberate resynchronisation)."""
         self._samples.clear()
@@ -94,10 +120,6 @@ class ServerClock:
 
     def observe_header(self, value: str | None, sent_local_ms: int, received_local_ms: int) -> None:
         """Learn from an ``X-Request-Received-Ms`` header; a missing or odd value is ignored."""
-        if value is None:
-            return
-        try:
-            server_ms = int(value.strip())
-        except ValueError:
-            return
-        self.observe(server_ms, sent_local_ms, received_local_ms)
+        server_ms = read_stamp(value)
+        if server_ms is not None:
+            self.observe(server_ms, sent_local_ms, received_local_ms)

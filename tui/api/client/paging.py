@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from tui.api.client.transport import Sender, encode_query, endpoint_label, parse
+from tui.api.client.transport import Sender
+from tui.api.client.wire import encode_query, endpoint_label, parse
 from tui.api.endpoints import Endpoint, endpoint_named
 from tui.api.errors import InvalidArgument, MalformedResponse
 from tui.api.models import Page

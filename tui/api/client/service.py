@@ -23,7 +23,8 @@ from pydantic import SecretStr
 from tui.api.budget import DESK_RESERVE_TOKENS, TokenBudget
 from tui.api.client import paging
 from tui.api.client.retry import RetryPolicy
-from tui.api.client.transport import CallInfo, Sender, keeping_free, request_body
+from tui.api.client.transport import CallInfo, Sender, keeping_free
+from tui.api.client.wire import request_body
 from tui.api.clock import ServerClock
 from tui.api.endpoints import endpoint_named
 from tui.api.models import (

@@ -6,67 +6,53 @@ signs with `ServiceAuth` on the server-corrected `ServerClock` (which learns fro
 response's ``X-Request-Received-Ms``), sends the body as the exact bytes that were signed,
 reports each HTTP exchange as a `CallInfo`, lets `RetryPolicy` decide what a failure leads to,
 and decodes the JSON envelope of the answer.
+
+The budget hears how every attempt went, on the server's terms (`tui.api.budget` has the
+rule): an answer re-stamps its charge with the answer's ``X-Request-Received-Ms``, a 429
+refunds it and blocks until the server's reset counted from that stamp, no answer keeps it.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
+import math
 import random
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from datetime import datetime
-from decimal import Decimal
-from enum import Enum
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
-from uuid import UUID
+from typing import Any
 
 import httpx
-from pydantic import ValidationError
 
-from tui.api.budget import DESK_RESERVE_TOKENS, TokenBudget
+from tui.api.budget import DESK_RESERVE_TOKENS, Charge, TokenBudget
 from tui.api.client.retry import Action, RetryPolicy, Tries, outcome_of
-from tui.api.clock import RECEIVED_HEADER, ServerClock
+from tui.api.client.wire import (
+    Reply,
+    decode_answer,
+    encode_body,
+    encode_query,
+    endpoint_label,
+    read_result,
+)
+from tui.api.clock import RECEIVED_HEADER, ServerClock, read_stamp
 from tui.api.endpoints import Endpoint, endpoint_named
 from tui.api.errors import (
     ApiError,
-    InvalidArgument,
-    MalformedResponse,
     RateLimited,
     backoff_delay,
     error_from_response,
     transport_error,
 )
-from tui.api.jsonwire import decode_json
 from tui.api.models import Request
 from tui.api.signing import ServiceAuth
-from tui.api.types import decimal_to_wire, format_timestamp
 
-if TYPE_CHECKING:
-    from pydantic import TypeAdapter
-
-__all__ = [
-    "CallInfo",
-    "Reply",
-    "Sender",
-    "encode_body",
-    "encode_query",
-    "endpoint_label",
-    "keeping_free",
-    "parse",
-    "parse_result",
-    "read_result",
-    "request_body",
-    "validation_summary",
-]
+__all__ = ["CallInfo", "Sender", "keeping_free"]
 
 _log = logging.getLogger(__name__)
 
-R = TypeVar("R")
 
 _KEEP_FREE: ContextVar[int] = ContextVar("rfq_desk_keep_free", default=0)
 """Tokens the calls of the current task must leave free (set by `keeping_free`)."""
@@ -101,129 +87,6 @@ class CallInfo:
     attempt: int
     tokens_used: int
     clock_offset_ms: int
-
-
-class Reply(NamedTuple):
-    """The decoded JSON of a 200 answer, and the local times (ms) it was sent and received."""
-
-    data: Any
-    sent_local_ms: int
-    received_local_ms: int
-
-
-def _query_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, Enum):
-        return str(value.value)
-    if isinstance(value, Decimal):
-        return decimal_to_wire(value)
-    if isinstance(value, datetime):
-        return format_timestamp(value)
-    if isinstance(value, UUID):
-        return str(value)
-    return str(value)
-
-
-def encode_query(params: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """Query parameters as sent: None omitted, booleans ``true``/``false``, strings as given."""
-    return [(key, _query_value(value)) for key, value in params.items() if value is not None]
-
-
-def encode_body(body: Request) -> bytes:
-    """A request model as the exact bytes to send (and sign): compact UTF-8 JSON.
-
-    Raises `InvalidArgument` for text that UTF-8 cannot carry (an unpaired surrogate in a
-    free-text field), rather than a bare UnicodeEncodeError.
-    """
-    text = json.dumps(body.to_wire(), separators=(",", ":"), ensure_ascii=False)
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise InvalidArgument("body", "text must not contain unpaired surrogates") from None
-
-
-def request_body(endpoint: Endpoint, **values: Any) -> Request:
-    """The endpoint's body model made from plain arguments (an id to cancel), checked now.
-
-    A bad value is refused as `InvalidArgument` naming the field, before any token is spent.
-    """
-    if endpoint.request is None:
-        raise TypeError(f"{endpoint.name} takes no body")
-    try:
-        return endpoint.request(**values)
-    except ValidationError as exc:
-        errors = exc.errors(include_url=False, include_input=False)
-        field = ".".join(str(p) for p in errors[0]["loc"]) if errors else ""
-        raise InvalidArgument(
-            field or "request", validation_summary(exc), endpoint=endpoint_label(endpoint)
-        ) from None
-
-
-def endpoint_label(endpoint: Endpoint) -> str:
-    """How errors name an endpoint: method and path (``GET /v1/companies``), never the query."""
-    return f"{endpoint.method.value} {endpoint.path}"
-
-
-def validation_summary(exc: ValidationError, limit: int = 3) -> str:
-    """The first ``limit`` problems of a validation error, each with where it is, on one line."""
-    parts = []
-    for error in exc.errors(include_url=False, include_input=False)[:limit]:
-        where = ".".join(str(p) for p in error["loc"]) or "result"
-        parts.append(f"{where}: {error['msg']}")
-    more = exc.error_count() - limit
-    if more > 0:
-        parts.append(f"and {more} more")
-    return "; ".join(parts)
-
-
-def parse(adapter: TypeAdapter[R], value: Any, label: str) -> R:
-    """``value`` read by ``adapter``; an answer that does not fit is a `MalformedResponse`."""
-    try:
-        return adapter.validate_python(value)
-    except ValidationError as exc:
-        raise MalformedResponse(
-            f"unexpected response: {validation_summary(exc)}", status=200, endpoint=label
-        ) from None
-
-
-_RESULT_ADAPTERS: dict[str, TypeAdapter[Any]] = {}
-
-
-def _result_adapter(endpoint: Endpoint) -> TypeAdapter[Any]:
-    # Built on first use (not at import) and kept: one per endpoint of the catalogue.
-    adapter = _RESULT_ADAPTERS.get(endpoint.name)
-    if adapter is None:
-        from pydantic import TypeAdapter  # loaded with the first adapter, not at import
-
-        adapter = TypeAdapter(endpoint.response)
-        _RESULT_ADAPTERS[endpoint.name] = adapter
-    return adapter
-
-
-def _decode(response: httpx.Response, label: str) -> Any:
-    try:
-        return decode_json(response.content)
-    except (ValueError, UnicodeDecodeError):
-        raise MalformedResponse(
-            "the response is not JSON", status=response.status_code, endpoint=label
-        ) from None
-
-
-def parse_result(endpoint: Endpoint, value: Any) -> Any:
-    """A ``result`` value read as the catalogue's response type (a `MalformedResponse` if it
-    does not fit): an answer's, or a copy of one kept as JSON (the writes journal's)."""
-    return parse(_result_adapter(endpoint), value, endpoint_label(endpoint))
-
-
-def read_result(endpoint: Endpoint, reply: Reply) -> Any:
-    """The ``result`` of a ``{"result": ...}`` answer, read as the catalogue's response type."""
-    data = reply.data
-    if not isinstance(data, dict) or "result" not in data:
-        raise MalformedResponse(
-            "the response has no 'result'", status=200, endpoint=endpoint_label(endpoint)
-        )
-    return parse_result(endpoint, data["result"])
 
 
 class Sender:
@@ -312,32 +175,45 @@ class Sender:
         headers = {"content-type": "application/json"} if content is not None else None
         tries = Tries()
         while True:
-            await self.budget.acquire(endpoint.cost, keep_free=_KEEP_FREE.get())
-            request = self._http.build_request(
-                endpoint.method.value, endpoint.path, params=query, content=content, headers=headers
-            )
-            generation = self._sync_generation
-            sent = self.clock.local_ms()
-            started = time.perf_counter()
-            cause: httpx.TransportError | None = None
-            error: ApiError
-            try:
-                response = await self._http.send(request, auth=self.auth if signed else None)
-            except httpx.TransportError as exc:
-                self._notify(endpoint, 0, (time.perf_counter() - started) * 1000, tries.attempt)
-                cause, error = exc, transport_error(exc, label)
-            else:
-                received = self.clock.local_ms()
-                latency = (time.perf_counter() - started) * 1000
-                self.last_latency_ms = latency
-                self.clock.observe_header(response.headers.get(RECEIVED_HEADER), sent, received)
-                self._notify(endpoint, response.status_code, latency, tries.attempt)
-                if response.status_code == 200:
-                    return Reply(_decode(response, label), sent, received)
-                error = error_from_response(response, label)
-                if isinstance(error, RateLimited):
-                    # Whether or not the call goes again, the budget waits for the reset.
-                    self.budget.penalize(error.resets_in_ms)
+            async with self.budget.spending(endpoint.cost, keep_free=_KEEP_FREE.get()) as charge:
+                request = self._http.build_request(
+                    endpoint.method.value,
+                    endpoint.path,
+                    params=query,
+                    content=content,
+                    headers=headers,
+                )
+                generation = self._sync_generation
+                sent = self.clock.local_ms()
+                started = time.perf_counter()
+                cause: httpx.TransportError | None = None
+                error: ApiError
+                try:
+                    response = await self._http.send(request, auth=self.auth if signed else None)
+                except httpx.TransportError as exc:
+                    # No answer: the charge is kept (`TokenBudget.lost`) as the block ends.
+                    latency = (time.perf_counter() - started) * 1000
+                    self._notify(endpoint, 0, latency, tries.attempt)
+                    cause, error = exc, transport_error(exc, label)
+                else:
+                    received = self.clock.local_ms()
+                    latency = (time.perf_counter() - started) * 1000
+                    self.last_latency_ms = latency
+                    self.clock.observe_header(response.headers.get(RECEIVED_HEADER), sent, received)
+                    stamp = read_stamp(response.headers.get(RECEIVED_HEADER))
+                    if response.status_code == 200:
+                        self._answered(charge, stamp, sent)
+                        self._notify(endpoint, 200, latency, tries.attempt)
+                        return Reply(decode_answer(response, label), sent, received)
+                    error = error_from_response(response, label)
+                    if isinstance(error, RateLimited):
+                        # Refused uncharged; whether or not the call goes again, the budget
+                        # waits for the server's reset.
+                        self.budget.refunded(charge)
+                        self.budget.penalize(self._reset_from_now(error.resets_in_ms, stamp))
+                    else:
+                        self._answered(charge, stamp, sent)
+                    self._notify(endpoint, response.status_code, latency, tries.attempt)
 
             action = self.policy.decide(endpoint.method, tries, outcome_of(error, signed=signed))
             if action is Action.RAISE:
@@ -356,6 +232,31 @@ class Sender:
             elif action is Action.RESYNC_CLOCK:
                 await self._resync_after(generation)
             tries = tries.after(action)
+
+    def _answered(self, charge: Charge, stamp: int | None, sent_local_ms: int) -> None:
+        """Re-stamp the charge of an answered request: free when the server's clock passes its
+        stamp plus the window (at most one window from now: it was stamped before the answer)."""
+        window_s = self.budget.window_s
+        if stamp is None:
+            self.budget.answered(charge, window_s)
+            return
+        left = self.clock.most_ms_between(self.clock.local_ms(), stamp + round(window_s * 1000))
+        lag = self.clock.most_ms_between(sent_local_ms, stamp)
+        self.budget.answered(
+            charge,
+            window_s if left is None else left / 1000,
+            0.0 if lag is None else lag / 1000,
+        )
+
+    def _reset_from_now(self, resets_in_ms: int | None, stamp: int | None) -> int | None:
+        """A 429's reset, counted from the server's stamp, as ms from now (never longer than
+        the hint itself: the stamp was read before the answer left)."""
+        if resets_in_ms is None or stamp is None:
+            return resets_in_ms
+        left = self.clock.most_ms_between(self.clock.local_ms(), stamp + resets_in_ms)
+        if left is None:
+            return resets_in_ms
+        return max(0, min(resets_in_ms, math.ceil(left)))
 
     async def single(
         self,

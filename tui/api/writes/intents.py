@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from tui.api.client.transport import request_body
+from tui.api.client.wire import request_body
 from tui.api.endpoints import Endpoint, endpoint_named
 from tui.api.errors import ApiError
 from tui.api.models import NewQuoteRequest, Request

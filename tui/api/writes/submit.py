@@ -30,7 +30,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from tui.api.client import ServiceClient
-from tui.api.client.transport import parse_result
+from tui.api.client.wire import parse_result
 from tui.api.endpoints import MAX_SKEW_MS
 from tui.api.errors import ApiError, ConnectionLost, MalformedResponse, ServerError
 from tui.api.writes.intents import Intent, Landed, NotLanded, Outcome, Resolution, Unresolved
