@@ -6,8 +6,9 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 from tui.api.models import ClearingEvent, ClearingStatus, Quote
-from tui.desk.book import DepositHint, DeskBook
+from tui.desk.book import DeskBook
 from tui.desk.clearing import NextStep, Role, clearing_steps, quote_is_open
+from tui.desk.pool_facts import DepositHint
 
 NOW = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
 ME = "00000000-0000-4000-8000-00000000000a"

@@ -9,8 +9,8 @@ from typing import Any
 from textual.widgets import Input, Select
 
 from tests.desk.kit.desk import SIZE, DeskFactory, refresh, settle
-from tui.desk.book import party_margin
 from tui.desk.messages import Topic
+from tui.desk.pool_facts import party_margin
 from tui.desk.screens.permit import PermitScreen
 from tui.desk.screens.pool_create import NewPoolScreen
 from tui.desk.widgets.pools import PoolsPane

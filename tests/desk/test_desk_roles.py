@@ -40,8 +40,9 @@ from tui.api.models import (
     RequestAction,
     TradeSide,
 )
-from tui.desk.book import DepositHint, DeskBook
+from tui.desk.book import DeskBook
 from tui.desk.messages import ActionKind, RecordIds, Topic
+from tui.desk.pool_facts import DepositHint
 from tui.desk.screens.confirm import ConfirmScreen
 from tui.desk.widgets.common import fmt
 

@@ -31,9 +31,10 @@ from tests.desk.kit.records import (
 from tui.api.errors import Conflict, ServerError
 from tui.api.models import NewTransferRequest, SubmitPermitRequest, TransferType
 from tui.api.permits import wallet_address
-from tui.desk.book import DepositHint, DeskBook
+from tui.desk.book import DeskBook
 from tui.desk.clearing import Role
 from tui.desk.messages import ActionKind, KillReport, RecordIds, Topic
+from tui.desk.pool_facts import DepositHint
 from tui.desk.roles.pools import MONEY_MOVES
 from tui.desk.screens.confirm import ConfirmScreen
 from tui.desk.screens.permit import PermitScreen

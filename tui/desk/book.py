@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from decimal import Decimal, InvalidOperation
 from typing import TypeVar
 
 from tui.api.lifecycle import (
@@ -29,7 +28,6 @@ from tui.api.models import (
     Company,
     MakerLastLookResponse,
     MarketStats,
-    PartyMargin,
     PortfolioSummary,
     Position,
     Quote,
@@ -60,19 +58,12 @@ from tui.desk.messages import (
     TradesUpdated,
     TransfersUpdated,
 )
+from tui.desk.pool_facts import DepositHint, extra_decimal
 
 BookChange = Snapshot | ActionOutcome
 """Everything the book files: the feed's snapshots and the outcomes of the user's actions."""
 
 Record = TypeVar("Record")
-
-
-@dataclass
-class DepositHint:
-    """What a permit must allow for a trade: amount and pool address, when the venue said."""
-
-    amount: Decimal | None = None
-    pool_address: str | None = None
 
 
 @dataclass
@@ -425,21 +416,11 @@ class DeskBook:
         """
         hint = self.deposit_hints.get(trade.key, DepositHint())
         extra = trade.quote.model_extra or {}
-        said = _decimal(extra.get("pending_deposits_sum_qty"))
+        said = extra_decimal(extra.get("pending_deposits_sum_qty"))
         known = [a for a in (said, hint.amount) if a is not None]
         amount = next((a for a in known if a > 0), known[0] if known else None)
         address = hint.pool_address or self.pool_address(trade.quote.pool_location)
         return DepositHint(amount=amount, pool_address=address)
-
-
-def party_margin(pool: SettlementPool, company: str | None) -> PartyMargin | None:
-    """One party's balance and margins in a pool."""
-    if pool.data is None:
-        return None
-    for party in pool.data.parties:
-        if party.company == company:
-            return party.margin_usage
-    return None
 
 
 def _refill(store: dict[str, Record], records: dict[str, Record]) -> None:
@@ -452,14 +433,3 @@ def _state(quote: Quote) -> str | None:
     """The venue's ``quote_status`` of a quote, when it says."""
     state = (quote.model_extra or {}).get("quote_status")
     return state if isinstance(state, str) else None
-
-
-def _decimal(value: object) -> Decimal | None:
-    """A decimal from a tolerant record's extra field (None when absent or not a number)."""
-    if value is None or isinstance(value, bool):
-        return None
-    try:
-        number = Decimal(str(value))
-    except InvalidOperation:
-        return None
-    return number if number.is_finite() else None

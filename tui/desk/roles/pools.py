@@ -23,9 +23,9 @@ from tui.api.models import (
     PermitTemplateRequest,
     TransferType,
 )
-from tui.desk.book import party_margin
 from tui.desk.clearing import TrackedTrade
 from tui.desk.messages import ActionKind, DepositApproved, RecordIds, Topic
+from tui.desk.pool_facts import party_margin
 from tui.desk.roles.runner import ActionRunner, DeskHost, Done, Refused
 from tui.desk.screens.password import PasswordScreen
 from tui.desk.screens.permit import MoneyAction, MoneyForm, PermitScreen

@@ -23,8 +23,9 @@ from textual.message import Message
 from textual.widgets import DataTable, Label, Static
 
 from tui.api.models import AggregatedPosition, PartyMargin, SettlementPool, instrument_label
-from tui.desk.book import DeskBook, party_margin
+from tui.desk.book import DeskBook
 from tui.desk.messages import ActionKind, ActionOutcome, ActionRequest
+from tui.desk.pool_facts import party_margin
 from tui.desk.roles.refusals import outcome_words
 from tui.desk.widgets.common import fmt
 from tui.desk.widgets.common.keyed_table import Column, KeyedTable, SortText
