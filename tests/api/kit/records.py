@@ -254,7 +254,9 @@ SUPPORTED_ASSET: dict[str, Any] = {
 }
 
 
-def permit_template(owner: str, spender: str = POOL_ADDRESS, value: int = 320_500_000) -> dict:
+def permit_template(
+    owner: str, spender: str = POOL_ADDRESS, value: int = 320_500_000, deadline: int = 1763726460
+) -> dict:
     """The EIP-712 typed data of an ERC-2612 USDC permit, as the template endpoint returns it."""
     return {
         "types": {
@@ -284,7 +286,7 @@ def permit_template(owner: str, spender: str = POOL_ADDRESS, value: int = 320_50
             "spender": spender,
             "value": value,
             "nonce": 0,
-            "deadline": 1763726460,
+            "deadline": deadline,
         },
     }
 

@@ -20,6 +20,7 @@ from pydantic import SecretStr
 from textual.app import App
 from textual.pilot import Pilot
 
+from tests.api.kit.records import permit_template as api_permit_template
 from tui.desk.book import DeskBook
 from tui.desk.messages import ActionOutcome, Topic
 from tui.desk.roles.maker import MakerRole
@@ -138,34 +139,4 @@ async def settle(host: RoleHost, pilot: Pilot[Any]) -> None:
 
 def permit_template(owner: str, spender: str, value: int) -> dict[str, Any]:
     """The EIP-712 typed data of a USDC permit, as the template endpoint returns it."""
-    return {
-        "types": {
-            "EIP712Domain": [
-                {"name": "name", "type": "string"},
-                {"name": "version", "type": "string"},
-                {"name": "chainId", "type": "uint256"},
-                {"name": "verifyingContract", "type": "address"},
-            ],
-            "Permit": [
-                {"name": "owner", "type": "address"},
-                {"name": "spender", "type": "address"},
-                {"name": "value", "type": "uint256"},
-                {"name": "nonce", "type": "uint256"},
-                {"name": "deadline", "type": "uint256"},
-            ],
-        },
-        "primaryType": "Permit",
-        "domain": {
-            "name": "USD Coin",
-            "version": "2",
-            "chainId": "0xa4b1",
-            "verifyingContract": "0xaf88d065e77c8cc2239327c5edb3a432268e5831",
-        },
-        "message": {
-            "owner": owner,
-            "spender": spender,
-            "value": value,
-            "nonce": 0,
-            "deadline": 1767614700,
-        },
-    }
+    return api_permit_template(owner, spender, value, deadline=1767614700)
