@@ -2,8 +2,8 @@
 
 Deterministic: each scene runs on a fresh copy of the seeded sandbox with a frozen clock, the
 desk's feed polled once by hand, and machine-dependent numbers pinned, exactly as the snapshot
-tests do (the scenes are shared: tests/desk/kit/scenes.py). The Trade tab is also rendered in
-every built-in theme.
+tests do (the scenes are shared: tests/desk/kit/scenes.py). The Trade tab and the quote board
+are also rendered in every built-in theme.
 
     python tests/desk/export_screenshots.py            # all scenes -> screenshots/*.svg
     python tests/desk/export_screenshots.py trade pools --out /tmp/shots
@@ -73,7 +73,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown scene(s): {', '.join(unknown)}")
     jobs = [(scene, "desk-dark", SIZE) for scene in (args.scenes or SCENES)]
     if not args.scenes:
-        jobs += [("trade", theme, SIZE) for theme in BUILTIN_THEMES if theme != "desk-dark"]
+        themed = [t for t in BUILTIN_THEMES if t != "desk-dark"]  # bid and ask in each theme
+        jobs += [(scene, t, SIZE) for scene in ("trade", "quote_board") for t in themed]
         jobs += [("trade", "desk-dark", SMALL), ("quote_board", "desk-dark", SMALL)]
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as scratch:

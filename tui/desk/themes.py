@@ -11,8 +11,10 @@ TOML files in a ``themes`` directory (the user config dir's, and the repo's ``th
     bid = "#3fb950"
     ask = "#f85149"
 
-A file that does not parse, or names no ``name``/``primary``, is skipped with a warning; a theme
-missing some desk variable gets the default for it, so a partial theme still works.
+A file that does not parse, names no ``name``/``primary``, or has a field that is not a colour
+is skipped with a warning naming the file, the line and the field (the desk then opens with
+its default theme); a theme missing some desk variable gets the default for it, so a partial
+theme still works.
 """
 
 from __future__ import annotations
@@ -25,8 +27,13 @@ from pathlib import Path
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
+from tui.desk.toml_lines import entry_lines, line_of
+
 DEFAULT_THEME = "desk-dark"
 """The theme used when the configured one is unknown or broken."""
+
+COLOURBLIND_THEME = "desk-colourblind"
+"""The built-in theme whose bid and ask (blue and orange) survive red-green colour blindness."""
 
 DESK_VARIABLES: dict[str, str] = {
     "bid": "#3fb950",
@@ -75,12 +82,12 @@ _BUILTIN = (
         dark=False,
         variables={
             **DESK_VARIABLES,
-            "bid": "#1a7f37",
+            "bid": "#157f1f",  # green still on a 16-colour terminal (#1a7f37 turns grey)
             "ask": "#cf222e",
             "stale": "#9a6700",
             "flash": "#0969da 25%",
             "needs-action": "#bc4c00",
-            "booked": "#1a7f37",
+            "booked": "#157f1f",
             "rejected": "#cf222e",
             "pending": "#57606a",
             "sandbox": "#8250df",
@@ -106,7 +113,7 @@ _BUILTIN = (
             **DESK_VARIABLES,
             "bid": "#ffd37a",
             "ask": "#ff5f1f",
-            "stale": "#806000",
+            "stale": "#ffe9b3",  # brighter than the text: a stale mark must stand out
             "flash": "#ffb000 30%",
             "needs-action": "#ffe9b3",
             "booked": "#ffd37a",
@@ -115,6 +122,37 @@ _BUILTIN = (
             "sandbox": "#ffe9b3",
             "muted": "#a07000",
             "field-error": "#ff5f1f",
+        },
+    ),
+    # Bid and ask, booked and rejected, by blue against orange (the Okabe-Ito pairs): told
+    # apart with deuteranopia and protanopia as well as with full colour vision.
+    Theme(
+        name=COLOURBLIND_THEME,
+        primary="#56b4e9",
+        secondary="#0072b2",
+        accent="#cc79a7",
+        warning="#f0e442",
+        error="#e69f00",
+        success="#56b4e9",
+        foreground="#e6e6e6",
+        background="#101418",
+        surface="#171c22",
+        panel="#222a33",
+        dark=True,
+        variables={
+            **DESK_VARIABLES,
+            "bid": "#56b4e9",
+            "ask": "#e69f00",
+            "stale": "#f0e442",
+            "flash": "#0072b2 40%",
+            "needs-action": "#f0e442",
+            "booked": "#56b4e9",
+            "rejected": "#e69f00",
+            "pending": "#a0a8b0",
+            "sandbox": "#cc79a7",
+            "live": "#e69f00",
+            "muted": "#a0a8b0",
+            "field-error": "#e69f00",
         },
     ),
 )
@@ -151,31 +189,29 @@ def theme_from_mapping(data: dict[str, object], source: str = "theme") -> Theme:
     name = data.get("name")
     primary = data.get("primary")
     if not isinstance(name, str) or not name.strip():
-        raise ValueError(f"{source}: 'name' must be a non-empty string")
-    if not isinstance(primary, str):
-        raise ValueError(f"{source}: 'primary' colour is required")
+        raise ThemeFieldError(source, ("name",), "'name' must be a non-empty string")
+    if not isinstance(primary, str) or not _is_colour(primary):
+        raise ThemeFieldError(source, ("primary",), f"'primary' must be a colour: {primary!r}")
     colours: dict[str, str] = {}
     for key in _THEME_KEYS:
         value = data.get(key)
         if value is None:
             continue
-        if not isinstance(value, str):
-            raise ValueError(f"{source}: '{key}' must be a colour string")
+        if not isinstance(value, str) or not _is_colour(value):
+            raise ThemeFieldError(source, (key,), f"'{key}' is not a colour: {value!r}")
         colours[key] = value
     dark = data.get("dark", True)
     if not isinstance(dark, bool):
-        raise ValueError(f"{source}: 'dark' must be true or false")
+        raise ThemeFieldError(source, ("dark",), "'dark' must be true or false")
     raw_variables = data.get("variables", {})
     if not isinstance(raw_variables, dict):
-        raise ValueError(f"{source}: [variables] must be a table")
+        raise ThemeFieldError(source, ("variables",), "[variables] must be a table")
     variables = dict(DESK_VARIABLES)
     for key, value in raw_variables.items():
-        if not isinstance(value, str):
-            raise ValueError(f"{source}: variable '{key}' must be a colour string")
-        try:
-            Color.parse(value.split()[0] if value.strip() else value)
-        except ColorParseError:
-            raise ValueError(f"{source}: variable '{key}' is not a colour: {value!r}") from None
+        if not isinstance(value, str) or not _is_colour(value.split()[0] if value.strip() else ""):
+            raise ThemeFieldError(
+                source, ("variables", key), f"variable '{key}' is not a colour: {value!r}"
+            )
         variables[str(key)] = value
     theme = Theme(
         name=name.strip(),
@@ -202,11 +238,33 @@ def theme_from_mapping(data: dict[str, object], source: str = "theme") -> Theme:
     return theme
 
 
+def _is_colour(text: str) -> bool:
+    try:
+        Color.parse(text)
+    except ColorParseError:
+        return False
+    return True
+
+
+class ThemeFieldError(ValueError):
+    """A theme field that is not what it should be: the field's key path says which."""
+
+    def __init__(self, source: str, field: tuple[str, ...], message: str) -> None:
+        super().__init__(f"{source}: {message}")
+        self.source = source
+        self.field = field
+        self.message = message
+
+
 def load_theme_file(path: Path) -> Theme:
-    """Read one TOML theme file."""
-    with path.open("rb") as handle:
-        data = tomllib.load(handle)
-    return theme_from_mapping(data, source=str(path))
+    """Read one TOML theme file; a bad field is named with its line (``file:12: ...``)."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        return theme_from_mapping(tomllib.loads(text), source=str(path))
+    except ThemeFieldError as error:
+        line = line_of(entry_lines(text), error.field)
+        where = f"{path}:{line}" if line else str(path)
+        raise ValueError(f"{where}: {error.message}") from None
 
 
 def load_user_themes(directories: Iterable[Path]) -> ThemeLoad:

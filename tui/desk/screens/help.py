@@ -1,70 +1,132 @@
-"""The help screen: every key of the desk, by pane, and the two trade workflows step by step."""
+"""The help screen: every key of the desk, by pane, and the two trade workflows step by step.
+
+The keys are not written here: each ``{binding.id}`` in the text is filled with the keys that
+binding has now (`DeskKeymap.display`), so a key rebound in config.toml reads right in the help.
+"""
 
 from __future__ import annotations
 
+import re
+
+from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-HELP_TEXT = """\
-[b]RFQ Desk — keys[/b]   (the footer always shows the keys of where you are)
+from tui.desk.keymap import DeskKeymap
 
-[b]Everywhere[/b]
-  1 2 3 4      Trade · Pools · Trades (blotter) · Market tabs
-  n            new RFQ (structure builder)
-  g            go to the next trade waiting for you (last look, deposit): then a / r / p.
-               While one waits (top right, with its countdown) g works from any field too
-  t            the trades in clearing (on a narrow terminal they take turns with the ticket)
-  v            the row under the cursor in full (text too long for its column ends in …)
-  ctrl+k       KILL SWITCH: cancel all my quotes and all my open RFQs (one confirmation)
-  e            export trades and transfers of the view as CSV
-  f5           refresh everything now
-  ctrl+p       command palette (themes, every action)
-  tab          next pane (shift+tab back) · esc back to the inbox · ? or f1 this help
-  ctrl+q       quit
+EVERYWHERE: tuple[tuple[str, str], ...] = (
+    (
+        "{desk.tab_trade} {desk.tab_pools} {desk.tab_trades} {desk.tab_market}",
+        "Trade · Pools · Trades (blotter) · Market tabs",
+    ),
+    ("{desk.new_rfq}", "new RFQ (structure builder)"),
+    (
+        "{desk.next_action}",
+        "go to the next trade waiting for you (last look, deposit): then {tracker.accept} / "
+        "{tracker.reject} / {tracker.approve_deposit}.\nWhile one waits (top right, with its "
+        "countdown) {desk.next_action} works from any field too",
+    ),
+    (
+        "{desk.tracker}",
+        "the trades in clearing (on a narrow terminal they take turns with the ticket)",
+    ),
+    ("{table.view}", "the row under the cursor in full (text too long for its column ends in …)"),
+    (
+        "{desk.kill_switch}",
+        "KILL SWITCH: cancel all my quotes and all my open RFQs (one confirmation)",
+    ),
+    ("{desk.export}", "export trades and transfers of the view as CSV"),
+    ("{desk.refresh}", "refresh everything now"),
+    ("ctrl+p", "command palette (themes, every action)"),
+    ("tab", "next pane (shift+tab back) · esc back to the inbox · {desk.help} this help"),
+    ("{desk.quit}", "quit"),
+)
+"""The keys of every tab: the keys (``{binding.id}`` placeholders) and what they do."""
 
-[b]RFQ inbox[/b]           ↑↓ pick an RFQ · enter its ticket or its quotes · o open RFQs only
-[b]Quote ticket[/b]        bid/ask per leg · ctrl+s send · ctrl+r replace · ctrl+w pull · esc back
-[b]Quotes on my RFQ[/b]    ↑↓ a quote · b buy at its ask · s sell at its bid · x cancel · esc back
-                    ★ marks the best bid and the best ask; b / s are off while a trade of
-                    yours on the RFQ clears. On y the quote is checked again: if it was
+PANES = """\
+[b]RFQ inbox[/b]           {table.up} {table.down} pick an RFQ · enter its ticket or its quotes · \
+{inbox.open_only} open RFQs only
+[b]Quote ticket[/b]        bid/ask per leg · {ticket.send} send · {ticket.replace} replace · \
+{ticket.pull} pull · {ticket.back} back
+[b]Quotes on my RFQ[/b]    {table.up} {table.down} a quote · {board.buy} buy at its ask · \
+{board.sell} sell at its bid · {board.cancel_rfq} cancel · {board.back} back
+                    ★ marks the best bid and the best ask; {board.buy} / {board.sell} are off \
+while a trade of
+                    yours on the RFQ clears. On {confirm.yes} the quote is checked again: if it \
+was
                     replaced, pulled or expired nothing is sent and the dialog says so
-[b]Trades in clearing[/b]  a accept last look · r reject last look · p approve deposit · esc back
-[b]Other tabs[/b]          Pools: d deposit · w withdraw · c create pool · all: esc back to Trade
+[b]Trades in clearing[/b]  {tracker.accept} accept last look · {tracker.reject} reject last look \
+· {tracker.approve_deposit} approve deposit · {tracker.back} back
+[b]Other tabs[/b]          Pools: {pools.deposit} deposit · {pools.withdraw} withdraw · \
+{pools.create} create pool · all: esc back to Trade
 
-[b]Taker[/b]  n → legs, qty, expiry, the makers to ask (market makers are ticked; space toggles)
-         → ctrl+s. The builder waits for the venue: a refusal shows under its field.
-         Your RFQ is selected and its quotes fill the board: enter, then b / s → the
-         confirmation (side, price, notional, premium, pool) → y. If the tracker says
-         APPROVE DEPOSIT: g, p → amount → ctrl+s. The maker's last look follows → booked.
+[b]Taker[/b]  {desk.new_rfq} → legs, qty, expiry, the makers to ask (market makers are ticked; \
+space toggles)
+         → {builder.send}. The builder waits for the venue: a refusal shows under its field.
+         Your RFQ is selected and its quotes fill the board: enter, then {board.buy} / \
+{board.sell} → the
+         confirmation (side, price, notional, premium, pool) → {confirm.yes}. If the tracker \
+says
+         APPROVE DEPOSIT: {desk.next_action}, {tracker.approve_deposit} → amount → \
+{permit.sign}. The maker's last look follows → booked.
 
-[b]Maker[/b]  an RFQ rings in → ↑↓ to it → enter → adjust bid/ask → ctrl+s. When the taker
-         accepts, the tracker shows YOUR LAST LOOK with a countdown: g, then a (accept) or
-         r (reject); if it then says APPROVE DEPOSIT: p → ctrl+s → booked.
+[b]Maker[/b]  an RFQ rings in → {table.up} {table.down} to it → enter → adjust bid/ask → \
+{ticket.send}. When the taker
+         accepts, the tracker shows YOUR LAST LOOK with a countdown: {desk.next_action}, then \
+{tracker.accept} (accept) or
+         {tracker.reject} (reject); if it then says APPROVE DEPOSIT: {tracker.approve_deposit} \
+→ {permit.sign} → booked.
 
 Notional is gross: Σ |leg qty x leg price|. Premium is the structure price x qty.
 Stale data is marked in the status bar; the desk keeps polling within the request budget and
 always leaves 40 of the 100 tokens free for your own actions.
+Keys are yours to change: a [b]\\[keymap][/b] table in config.toml (`rfq-desk config`).
 
-[$text-muted]escape or q closes this help[/]
+[$text-muted]{help.close} or {help.close_alt} closes this help[/]
 """
+"""Each pane's keys and the workflows, with ``{binding.id}`` placeholders for the keys."""
+
+_PLACEHOLDER = re.compile(r"\{([a-z_]+\.[a-z_]+)\}")
+
+
+def fill_keys(text: str, keymap: DeskKeymap) -> str:
+    """``text`` with every ``{binding.id}`` replaced by that binding's keys now."""
+    return _PLACEHOLDER.sub(lambda found: escape(keymap.display(found[1])), text)
+
+
+def help_text(keymap: DeskKeymap) -> str:
+    """The whole help, as markup, with the keys of ``keymap``."""
+    rows = [(fill_keys(keys, keymap), fill_keys(what, keymap)) for keys, what in EVERYWHERE]
+    width = max(12, *(len(keys) for keys, _ in rows)) + 1
+    lines = ["[b]RFQ Desk — keys[/b]   (the footer always shows the keys of where you are)", ""]
+    lines.append("[b]Everywhere[/b]")
+    for keys, what in rows:
+        first, *more = what.split("\n")
+        lines.append(f"  {keys:<{width}}{first}")
+        lines.extend(f"  {'':<{width}}{line}" for line in more)
+    lines.append("")
+    return "\n".join(lines) + "\n" + fill_keys(PANES, keymap)
 
 
 class HelpScreen(ModalScreen[None]):
-    """Keys and workflows."""
+    """Keys and workflows, with the keys in force."""
 
     BINDINGS = [
-        Binding("escape", "dismiss", "Close"),
-        Binding("q", "dismiss", "Close", show=False),
-        Binding("question_mark", "dismiss", "Close", show=False),
+        Binding("escape", "dismiss", "Close", id="help.close"),
+        Binding("q,question_mark", "dismiss", "Close", show=False, id="help.close_alt"),
     ]
+
+    def __init__(self, keymap: DeskKeymap | None = None) -> None:
+        super().__init__()
+        self._keymap = keymap or DeskKeymap()
 
     def compose(self) -> ComposeResult:
         """The help text, scrollable."""
         with VerticalScroll(classes="modal-box wide", id="help-box"):
-            yield Static(HELP_TEXT)
+            yield Static(help_text(self._keymap), id="help-text")
         yield Footer()
 
     async def action_dismiss(self, result: None = None) -> None:
