@@ -1,8 +1,11 @@
-"""The ``rfq-desk`` command: the desk (default), ``sandbox`` (the exchange alone), ``config``.
+"""The ``rfq-desk`` command: the desk (default), ``sandbox`` (the exchange alone), ``config``,
+``profile add``, ``wallet import`` and ``serve`` (the desk in a browser).
 
 This module only parses arguments and dispatches: the desk to `tui.desk.launch.run_desk`, the
-sandbox to `tui.sandbox.run.run_sandbox`. Imports stay lazy: parsing arguments must not pay for
-uvicorn, Textual or eth-account.
+sandbox to `tui.sandbox.run.run_sandbox`, profiles and wallets to `tui.desk.profiles.commands`,
+the browser view to `tui.desk.serve`. Imports stay lazy: parsing arguments must not pay for
+uvicorn, Textual or eth-account. No secret is ever an argument (argv is public on the machine):
+secrets come from a 0600 file or standard input.
 """
 
 from __future__ import annotations
@@ -158,6 +161,12 @@ def build_parser() -> argparse.ArgumentParser:
         "drop_before=0.03,drop_after=0.03,skew=+3s,seed=7 (see tui/sandbox/faults.py)",
     )
     sandbox.add_argument(
+        "--exit-with-parent",
+        action="store_true",
+        help="stop as soon as the process that started the sandbox is gone (how a desk "
+        "starts its own sandbox: it never outlives the desk)",
+    )
+    sandbox.add_argument(
         "--trusted-proxy",
         dest="trusted_proxies",
         type=_proxy_address,
@@ -174,8 +183,52 @@ def build_parser() -> argparse.ArgumentParser:
         help="server log level (default warning)",
     )
 
-    commands.add_parser("config", help="show where RFQ Desk keeps its data and configuration")
+    commands.add_parser(
+        "config", help="show the files in use, the profiles and the keys (never a secret)"
+    )
+    _add_profile_commands(commands)
+    serve = commands.add_parser(
+        "serve",
+        help="serve the desk to a browser on loopback, guarded by a token printed at start",
+    )
+    serve.add_argument("--port", type=_port, default=0, help="port (default 0: any free port)")
     return parser
+
+
+def _add_profile_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    profile = commands.add_parser("profile", help="venue profiles").add_subparsers(
+        dest="profile_command", metavar="ACTION", required=True
+    )
+    add = profile.add_parser(
+        "add",
+        help="add a venue profile, checked against the venue first",
+        description="Add a venue profile to config.toml (written 0600). The API secret is "
+        "read from --secret-file (mode 0600) or standard input, never from the command "
+        "line. At a terminal without --base-url/--api-key the first-run screen opens.",
+    )
+    add.add_argument("name", help="the profile's name (letters, digits, - and _)")
+    add.add_argument("--base-url", help="the trading API's address (before /v1)")
+    add.add_argument("--stats-base-url", help="the public statistics' address (optional)")
+    add.add_argument("--api-key", help="the company's API key")
+    add.add_argument("--secret-file", type=Path, help="a 0600 file holding the API secret")
+    add.add_argument("--keystore", type=Path, help="an encrypted wallet keystore to import")
+    add.add_argument("--passphrase-file", type=Path, help="a 0600 file with its passphrase")
+    add.add_argument("--no-check", action="store_true", help="save without asking the venue")
+    add.add_argument("--replace", action="store_true", help="replace a profile of that name")
+    wallet = commands.add_parser("wallet", help="the wallet key that signs permits").add_subparsers(
+        dest="wallet_command", metavar="ACTION", required=True
+    )
+    imported = wallet.add_parser(
+        "import",
+        help="encrypt a wallet key into a profile's keystore",
+        description="Encrypt the wallet private key (from --key-file, mode 0600, or standard "
+        "input) with a new passphrase into the profile's keystore under the config folder, or "
+        "copy an existing --keystore once its passphrase opens it.",
+    )
+    imported.add_argument("name", help="the profile the wallet signs for")
+    imported.add_argument("--key-file", type=Path, help="a 0600 file holding the private key")
+    imported.add_argument("--keystore", type=Path, help="an existing keystore file to copy")
+    imported.add_argument("--passphrase-file", type=Path, help="a 0600 file with the passphrase")
 
 
 def _run_sandbox(args: argparse.Namespace) -> int:
@@ -200,19 +253,58 @@ def _run_sandbox(args: argparse.Namespace) -> int:
             log_level=args.log_level,
             faults=args.faults,
             trusted_proxies=tuple(args.trusted_proxies),
+            exit_with_parent=args.exit_with_parent,
         )
     )
 
 
 def _run_config() -> int:
-    from tui.paths import config_dir, data_dir, sandbox_credentials_path, sandbox_db_path
+    from tui.desk.profiles.commands import run_config
 
-    db_path = sandbox_db_path()
-    print(f"config dir:           {config_dir()}")
-    print(f"data dir:             {data_dir()}")
-    print(f"sandbox database:     {db_path}")
-    print(f"sandbox credentials:  {sandbox_credentials_path(db_path)}")
-    return 0
+    return run_config()
+
+
+def _run_profiles(args: argparse.Namespace) -> int:
+    from tui.desk.config import ConfigError
+    from tui.desk.profiles import commands
+
+    try:
+        if args.command == "wallet":
+            return commands.run_wallet_import(
+                args.name,
+                key_file=args.key_file,
+                keystore=args.keystore,
+                passphrase_file=args.passphrase_file,
+            )
+        if not (args.base_url and args.api_key) and sys.stdin.isatty():
+            from tui.desk.profiles.setup_app import run_setup
+
+            saved = run_setup(args.name)
+            if saved is None:
+                print("rfq-desk: nothing saved", file=sys.stderr)
+                return 1
+            print(f"{saved.found}\nprofile {saved.name!r} saved in {saved.path}")
+            return 0
+        return commands.run_profile_add(
+            args.name,
+            base_url=args.base_url,
+            stats_base_url=args.stats_base_url,
+            api_key=args.api_key,
+            secret_file=args.secret_file,
+            keystore=args.keystore,
+            passphrase_file=args.passphrase_file,
+            check=not args.no_check,
+            replace=args.replace,
+        )
+    except (commands.CommandError, ConfigError) as error:
+        print(f"rfq-desk: {error}", file=sys.stderr)
+        return 1
+
+
+def _run_serve(args: argparse.Namespace) -> int:
+    from tui.desk.serve import serve_desk
+
+    return serve_desk(port=args.port, profile=args.profile, theme=args.theme)
 
 
 def _run_desk(args: argparse.Namespace) -> int:
@@ -228,6 +320,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run_sandbox(args)
     if args.command == "config":
         return _run_config()
+    if args.command in ("profile", "wallet"):
+        return _run_profiles(args)
+    if args.command == "serve":
+        return _run_serve(args)
     return _run_desk(args)
 
 

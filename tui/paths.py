@@ -1,5 +1,7 @@
-"""Where RFQ Desk keeps its files: the app name, the user config and data folders, and how a
-private folder (one that holds keys) is made.
+"""Where RFQ Desk keeps its files: the app name, the user config and data folders, how a
+private folder (one that holds keys) is made, and how a file holding a secret is written and
+checked (as ssh keeps its keys: 0600 in a 0700 folder, and a file others can read is refused
+with the ``chmod`` that fixes it).
 
 One definition for the desk and the sandbox, so the desk finds the database and credentials
 file of the sandbox it starts (same data folder, same file names, same folder modes) without
@@ -8,18 +10,25 @@ importing the sandbox.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import stat
 from pathlib import Path
 
 __all__ = [
     "APP_NAME",
+    "PRIVATE_FILE_MODE",
     "PRIVATE_FOLDER_MODE",
     "SANDBOX_CREDENTIALS_NAME",
     "SANDBOX_DB_NAME",
+    "ExposedSecretError",
     "config_dir",
     "data_dir",
     "private_folder",
+    "refuse_exposed",
     "sandbox_credentials_path",
     "sandbox_db_path",
+    "write_private_file",
 ]
 
 APP_NAME = "rfq-desk"
@@ -29,6 +38,8 @@ SANDBOX_CREDENTIALS_NAME = "sandbox-credentials.json"
 """The credentials file next to the default database (keys and wallet keys, mode 0600)."""
 PRIVATE_FOLDER_MODE = 0o700
 """The mode of every folder RFQ Desk creates for keys, credentials and the sandbox database."""
+PRIVATE_FILE_MODE = 0o600
+"""The mode of every file RFQ Desk writes with a secret in it."""
 
 
 def config_dir() -> Path:
@@ -74,3 +85,56 @@ def private_folder(folder: Path) -> None:
         except FileExistsError:
             continue  # made meanwhile by somebody else: theirs to keep
         path.chmod(PRIVATE_FOLDER_MODE)
+
+
+class ExposedSecretError(PermissionError):
+    """A file holding a secret is readable or writable by group or others; names the fix."""
+
+    def __init__(self, path: Path, mode: int) -> None:
+        self.path = path
+        self.mode = mode
+        super().__init__(
+            f"{path} holds a secret and its permissions {mode:04o} let others read it; "
+            f"refusing to use it. Fix: chmod 600 {path}"
+        )
+
+
+def refuse_exposed(path: Path) -> None:
+    """Refuse (`ExposedSecretError`) a secret-holding file that group or others may access.
+
+    As ssh treats a private key: any permission bit for group or others is too much, whatever
+    the secret. On systems without POSIX modes (Windows) nothing is checked.
+    """
+    if os.name != "posix":
+        return
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if mode & 0o077:
+        raise ExposedSecretError(path, mode)
+
+
+def write_private_file(path: Path, text: str) -> Path:
+    """Write ``text`` to ``path`` with mode 0600 from its first byte, replaced atomically.
+
+    The folders made on the way are 0700 (`private_folder`); the file's own folder is
+    tightened to 0700 when it is RFQ Desk's own config or data folder (a folder the user
+    chose, such as their home, is left alone). A reader never sees half a file.
+    """
+    folder = path.parent
+    private_folder(folder)
+    if folder.resolve() in {config_dir().resolve(), data_dir().resolve()}:
+        folder.chmod(PRIVATE_FOLDER_MODE)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with contextlib.suppress(FileNotFoundError):
+        temporary.unlink()
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE_MODE)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            temporary.unlink()
+        raise
+    return path

@@ -46,6 +46,7 @@ keystore = "~/wallet.json"
 def test_profiles_load_with_masked_secrets_and_env_overrides(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     path.write_text(CONFIG)
+    path.chmod(0o600)
     config = load_config(path, env={})
     profile = resolve_profile(config, None, env={})
     assert profile is not None and profile.name == "prod"
@@ -69,6 +70,7 @@ def test_no_profile_means_the_sandbox_and_bad_profiles_say_why(tmp_path: Path) -
         resolve_profile(config, "nope", env={})
     bad = tmp_path / "bad.toml"
     bad.write_text('[profiles.x]\nbase_url = "ftp://x"\napi_key = "k"\napi_secret = "s"\n')
+    bad.chmod(0o600)
     with pytest.raises(ConfigError, match="base_url") as caught:
         load_config(bad, env={})
     assert "s\n" not in str(caught.value)

@@ -2,8 +2,11 @@
 
 `sign_permit` turns the EIP-712 typed data of ``POST /v1/transfers/permit/template`` into the
 body of ``POST /v1/transfers/permit``. The wallet key lives only in an encrypted eth-account
-keystore file (mode 0600), never in plain text. eth-account is imported inside the functions:
-it costs most of a second, and the desk should not pay that until a permit is signed.
+keystore file (mode 0600 in a 0700 folder; one that others may read is refused with the
+``chmod`` that fixes it), never in plain text. `sign_permit_with_keystore` decrypts the key,
+signs and lets go of it in one call, so the decrypted key lives no longer than the signing.
+eth-account is imported inside the functions: it costs most of a second, and the desk should
+not pay that until a permit is signed.
 """
 
 from __future__ import annotations
@@ -15,9 +18,20 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from tui.api.models import SubmitPermitRequest
+from pydantic import SecretStr
 
-__all__ = ["WalletError", "load_wallet_key", "save_wallet_key", "sign_permit", "wallet_address"]
+from tui.api.models import SubmitPermitRequest
+from tui.paths import ExposedSecretError, private_folder, refuse_exposed
+
+__all__ = [
+    "WalletError",
+    "keystore_address",
+    "load_wallet_key",
+    "save_wallet_key",
+    "sign_permit",
+    "sign_permit_with_keystore",
+    "wallet_address",
+]
 
 
 class WalletError(ValueError):
@@ -122,7 +136,7 @@ def save_wallet_key(
     key = bytes(_account(private_key).key)
     keystore = Account.encrypt(key, password, kdf=kdf, iterations=iterations)
     target = Path(path).expanduser()
-    target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    private_folder(target.parent)
     temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
@@ -138,23 +152,64 @@ def save_wallet_key(
     return target
 
 
-def load_wallet_key(path: str | os.PathLike[str], password: str) -> str:
-    """Decrypt the wallet key from a keystore file; a wrong password is a clear `WalletError`."""
-    from eth_account import Account
-
-    source = Path(path).expanduser()
+def _read_keystore(source: Path) -> dict[str, Any]:
     try:
+        refuse_exposed(source)
         keystore = json.loads(source.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise WalletError(f"no wallet keystore at {source}") from None
+    except ExposedSecretError as error:
+        raise WalletError(str(error)) from None
     except (OSError, ValueError):
         raise WalletError(f"{source} is not a readable keystore file") from None
+    if not isinstance(keystore, dict):
+        raise WalletError(f"{source} is not a valid keystore file")
+    return keystore
+
+
+def _decrypt(keystore: dict[str, Any], password: str, source: Path) -> bytes:
+    from eth_account import Account
+
     try:
-        key = Account.decrypt(keystore, password)
+        return bytes(Account.decrypt(keystore, password))
     except ValueError as exc:
         if "MAC mismatch" in str(exc):
             raise WalletError(f"wrong password for the wallet keystore {source}") from None
         raise WalletError(f"{source} is not a valid keystore file") from None
     except Exception:
         raise WalletError(f"{source} is not a valid keystore file") from None
-    return "0x" + bytes(key).hex()
+
+
+def load_wallet_key(path: str | os.PathLike[str], password: str) -> str:
+    """Decrypt the wallet key from a keystore file; a wrong password is a clear `WalletError`.
+
+    Prefer `sign_permit_with_keystore`, which never hands the decrypted key out.
+    """
+    source = Path(path).expanduser()
+    return "0x" + _decrypt(_read_keystore(source), password, source).hex()
+
+
+def keystore_address(path: str | os.PathLike[str], password: SecretStr) -> str:
+    """The wallet address a keystore holds, proving ``password`` opens it (import checks)."""
+    source = Path(path).expanduser()
+    key = _decrypt(_read_keystore(source), password.get_secret_value(), source)
+    try:
+        return wallet_address("0x" + key.hex())
+    finally:
+        del key
+
+
+def sign_permit_with_keystore(
+    template: Mapping[str, Any], keystore: str | os.PathLike[str], password: SecretStr
+) -> SubmitPermitRequest:
+    """Decrypt the wallet key, sign one permit, and let the key go (see module docs).
+
+    The key exists decrypted only inside this call (Python cannot wipe memory, but nothing
+    keeps a reference to it afterwards); a wrong passphrase is a `WalletError` naming the file.
+    """
+    source = Path(keystore).expanduser()
+    key = "0x" + _decrypt(_read_keystore(source), password.get_secret_value(), source).hex()
+    try:
+        return sign_permit(template, key)
+    finally:
+        del key

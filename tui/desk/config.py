@@ -1,6 +1,6 @@
-"""Desk settings: venue profiles in a TOML file under the user config dir; env vars override.
+"""Desk settings (pydantic-settings): defaults < config.toml < environment < command line.
 
-    # ~/.config/rfq-desk/config.toml
+    # ~/.config/rfq-desk/config.toml  (mode 0600 once it holds an api_secret)
     theme = "desk-dark"
     default_profile = "prod"
 
@@ -9,13 +9,19 @@
     stats_base_url = "https://stats.example.com"
     api_key = "..."
     api_secret = "..."
-    keystore = "~/.config/rfq-desk/prod-wallet.json"
+    keystore = "~/.config/rfq-desk/wallets/prod.json"
 
-Secrets are `SecretStr`: their repr is masked, so a logged profile or a validation error never
-shows them. The environment overrides the file, per field of the selected profile:
-``RFQ_DESK_BASE_URL``, ``RFQ_DESK_STATS_BASE_URL``, ``RFQ_DESK_API_KEY``, ``RFQ_DESK_API_SECRET``,
-``RFQ_DESK_KEYSTORE``; ``RFQ_DESK_PROFILE`` picks the profile, ``RFQ_DESK_THEME`` the theme and
-``RFQ_DESK_CONFIG`` the file itself.
+`DeskSettings` is the file's top level and `Profile` one ``[profiles.NAME]`` table; every field
+says what it is for, and `ENV_NAMES` which variable overrides it. The environment overrides
+the file per field: ``RFQ_DESK_THEME`` and ``RFQ_DESK_PROFILE`` the top level, and
+``RFQ_DESK_BASE_URL``, ``RFQ_DESK_STATS_BASE_URL``, ``RFQ_DESK_API_KEY``,
+``RFQ_DESK_API_SECRET``, ``RFQ_DESK_KEYSTORE`` the selected profile (`ProfileOverrides`);
+``RFQ_DESK_CONFIG`` names the file itself. The command line (``--theme``, ``--profile``)
+overrides both.
+
+Secrets are `SecretStr` (a logged profile or a validation error never shows them), and a
+config file holding an ``api_secret`` that group or others may read is refused with the
+``chmod 600`` that fixes it (`tui.paths.refuse_exposed`).
 """
 
 from __future__ import annotations
@@ -24,17 +30,48 @@ import json
 import os
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_settings import (
+    BaseSettings,
+    EnvSettingsSource,
+    InitSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
 
-from tui.paths import config_dir
+from tui.paths import ExposedSecretError, config_dir, refuse_exposed, write_private_file
 
 SANDBOX_PROFILE = "sandbox"
 """The profile name that means the built-in sandbox exchange."""
 
 ENV_PREFIX = "RFQ_DESK_"
+
+ENV_NAMES: dict[str, str] = {
+    "config": f"{ENV_PREFIX}CONFIG",
+    "theme": f"{ENV_PREFIX}THEME",
+    "default_profile": f"{ENV_PREFIX}PROFILE",
+    "base_url": f"{ENV_PREFIX}BASE_URL",
+    "stats_base_url": f"{ENV_PREFIX}STATS_BASE_URL",
+    "api_key": f"{ENV_PREFIX}API_KEY",
+    "api_secret": f"{ENV_PREFIX}API_SECRET",
+    "keystore": f"{ENV_PREFIX}KEYSTORE",
+}
+"""The environment variable that overrides each setting (``config`` is the file's path)."""
 
 
 class ConfigError(Exception):
@@ -44,7 +81,7 @@ class ConfigError(Exception):
 def default_config_path(env: Mapping[str, str] | None = None) -> Path:
     """The config file: ``RFQ_DESK_CONFIG`` or ``config.toml`` in the config dir."""
     env = os.environ if env is None else env
-    override = env.get(f"{ENV_PREFIX}CONFIG")
+    override = env.get(ENV_NAMES["config"])
     return Path(override).expanduser() if override else config_dir() / "config.toml"
 
 
@@ -54,8 +91,17 @@ def theme_dirs() -> list[Path]:
     return [repo_themes, config_dir() / "themes"]
 
 
+def _http_url(value: str | None) -> str | None:
+    if value is None:
+        return None
+    value = value.strip().rstrip("/")
+    if not value.startswith(("http://", "https://")):
+        raise ValueError("must start with http:// or https://")
+    return value
+
+
 class Profile(BaseModel):
-    """One venue the desk can connect to."""
+    """One venue the desk can connect to: where it is and the company's credentials."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -68,19 +114,14 @@ class Profile(BaseModel):
     api_secret: SecretStr = Field(description="API secret (hex); never shown or logged.")
     keystore: Path | None = Field(
         default=None,
-        description="Encrypted wallet keystore used to sign deposit permits; "
-        "unlocked by a password prompt.",
+        description="Encrypted wallet keystore (`rfq-desk wallet import`) that signs deposit "
+        "permits; its passphrase is asked each time a permit is signed.",
     )
 
     @field_validator("base_url", "stats_base_url")
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
-        value = value.strip().rstrip("/")
-        if not value.startswith(("http://", "https://")):
-            raise ValueError("must start with http:// or https://")
-        return value
+        return _http_url(value)
 
     @field_validator("keystore")
     @classmethod
@@ -88,16 +129,99 @@ class Profile(BaseModel):
         return value.expanduser() if value is not None else None
 
 
-class DeskConfig(BaseModel):
+# What one `load_config` reads: its environment and its file's tables (sources are built by a
+# classmethod, so they are handed over here rather than through the constructor).
+_READING: ContextVar[tuple[Mapping[str, str], dict[str, Any]]] = ContextVar("_READING")
+
+
+@contextmanager
+def _reading(env: Mapping[str, str], table: dict[str, Any]) -> Iterator[None]:
+    token = _READING.set((env, table))
+    try:
+        yield
+    finally:
+        _READING.reset(token)
+
+
+class _GivenEnv(EnvSettingsSource):
+    """pydantic-settings' environment source over a given mapping (tests pass their own)."""
+
+    def __init__(self, settings_cls: type[BaseSettings], environ: Mapping[str, str]) -> None:
+        self._environ = environ
+        super().__init__(settings_cls)
+
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        # Only RFQ_DESK_* names: a field's alias (default_profile) must not match a stray
+        # variable of that bare name.
+        prefix = ENV_PREFIX.lower()
+        lowered = {name.lower(): value for name, value in self._environ.items() if value}
+        return {name: value for name, value in lowered.items() if name.startswith(prefix)}
+
+
+class _Layered(BaseSettings):
+    """Settings read from, highest first: the command line, the environment, the file."""
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Command line (init arguments) > environment > config.toml > defaults."""
+        env, table = _READING.get(({}, {}))
+        file_settings = InitSettingsSource(settings_cls, table)
+        return (init_settings, _GivenEnv(settings_cls, env), file_settings)
+
+
+class DeskSettings(_Layered):
     """The whole config file: look, default profile, and the profiles."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore", populate_by_name=True)
 
-    theme: str | None = Field(default=None, description="Theme name; unknown names fall back.")
-    default_profile: str | None = Field(
-        default=None, description="Profile opened by a bare `rfq-desk`; None means the sandbox."
+    theme: str | None = Field(
+        default=None,
+        description="Theme the desk opens with (env RFQ_DESK_THEME, --theme); "
+        "`rfq-desk --theme nosuch` lists the themes.",
     )
-    profiles: dict[str, Profile] = Field(default_factory=dict)
+    default_profile: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("default_profile", ENV_NAMES["default_profile"].lower()),
+        description="Profile opened by a bare `rfq-desk` (env RFQ_DESK_PROFILE, --profile); "
+        "None or 'sandbox' means the built-in sandbox.",
+    )
+    profiles: dict[str, Profile] = Field(
+        default_factory=dict, description="The venue profiles, one [profiles.NAME] table each."
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _name_profiles(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("profiles"), dict):
+            data = dict(data)
+            data["profiles"] = {
+                name: {**body, "name": name} if isinstance(body, dict) else body
+                for name, body in data["profiles"].items()
+            }
+        return data
+
+
+DeskConfig = DeskSettings
+"""The former name of `DeskSettings`."""
+
+
+class ProfileOverrides(_Layered):
+    """The environment's overrides of the selected profile, field by field (None: not set)."""
+
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore")
+
+    base_url: str | None = Field(default=None, description="RFQ_DESK_BASE_URL")
+    stats_base_url: str | None = Field(default=None, description="RFQ_DESK_STATS_BASE_URL")
+    api_key: str | None = Field(default=None, description="RFQ_DESK_API_KEY")
+    api_secret: SecretStr | None = Field(default=None, description="RFQ_DESK_API_SECRET")
+    keystore: Path | None = Field(default=None, description="RFQ_DESK_KEYSTORE")
 
 
 def _field_errors(error: ValidationError) -> str:
@@ -108,40 +232,55 @@ def _field_errors(error: ValidationError) -> str:
     return "; ".join(parts)
 
 
-def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) -> DeskConfig:
-    """Read the config file (missing file = empty config) and apply the env overrides."""
+def holds_secret(table: Mapping[str, Any]) -> bool:
+    """Whether a parsed config file has an ``api_secret`` in any profile."""
+    profiles = table.get("profiles")
+    if not isinstance(profiles, dict):
+        return False
+    return any(isinstance(body, dict) and "api_secret" in body for body in profiles.values())
+
+
+def read_config_table(path: Path) -> dict[str, Any]:
+    """The config file's tables (a missing file is empty); one holding a secret must be 0600."""
+    if not path.exists():
+        return {}
+    try:
+        with path.open("rb") as handle:
+            table = tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        raise ConfigError(f"{path}: {error}") from None
+    if holds_secret(table):
+        try:
+            refuse_exposed(path)
+        except ExposedSecretError as error:
+            raise ConfigError(str(error)) from None
+    if not isinstance(table.get("profiles", {}), dict):
+        raise ConfigError(f"{path}: [profiles] must be a table")
+    return table
+
+
+def load_config(
+    path: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    *,
+    theme: str | None = None,
+    profile: str | None = None,
+) -> DeskSettings:
+    """The settings: defaults, then the file, then the environment, then ``theme``/``profile``
+    (the command line's ``--theme``/``--profile``)."""
     env = os.environ if env is None else env
     path = path or default_config_path(env)
-    raw: dict[str, object] = {}
-    if path.exists():
-        try:
-            with path.open("rb") as handle:
-                raw = tomllib.load(handle)
-        except (OSError, tomllib.TOMLDecodeError) as error:
-            raise ConfigError(f"{path}: {error}") from None
-    profiles = raw.get("profiles", {})
-    if not isinstance(profiles, dict):
-        raise ConfigError(f"{path}: [profiles] must be a table")
-    raw["profiles"] = {
-        name: {**body, "name": name} if isinstance(body, dict) else body
-        for name, body in profiles.items()
-    }
+    table = read_config_table(path)
+    given: dict[str, Any] = {"theme": theme, "default_profile": profile}
     try:
-        config = DeskConfig.model_validate(raw)
+        with _reading(env, table):
+            return DeskSettings(**{k: v for k, v in given.items() if v})
     except ValidationError as error:
         raise ConfigError(f"{path}: {_field_errors(error)}") from None
-    if theme := env.get(f"{ENV_PREFIX}THEME"):
-        config.theme = theme
-    if profile := env.get(f"{ENV_PREFIX}PROFILE"):
-        config.default_profile = profile
-    return config
-
-
-_ENV_FIELDS = ("base_url", "stats_base_url", "api_key", "api_secret", "keystore")
 
 
 def resolve_profile(
-    config: DeskConfig, name: str | None, env: Mapping[str, str] | None = None
+    config: DeskSettings, name: str | None, env: Mapping[str, str] | None = None
 ) -> Profile | None:
     """The profile to open, with env overrides applied; None means the built-in sandbox.
 
@@ -156,10 +295,13 @@ def resolve_profile(
     values: dict[str, object] = base.model_dump() if base else {"name": chosen}
     if base is not None:
         values["api_secret"] = base.api_secret.get_secret_value()
-    for key in _ENV_FIELDS:
-        override = env.get(f"{ENV_PREFIX}{key.upper()}")
-        if override:
-            values[key] = override
+    try:
+        with _reading(env, {}):
+            overrides = ProfileOverrides()
+    except ValidationError as error:
+        raise ConfigError(f"environment: {_field_errors(error)}") from None
+    for key, value in overrides.model_dump(exclude_none=True).items():
+        values[key] = value.get_secret_value() if isinstance(value, SecretStr) else value
     if base is None and not {"base_url", "api_key", "api_secret"} <= values.keys():
         known = ", ".join(sorted(config.profiles)) or "none"
         raise ConfigError(
@@ -183,7 +325,8 @@ def remember_theme(
     """Write ``theme = "<theme>"`` into the config file and change nothing else in it.
 
     The file is edited as text, never re-serialised: the other settings, the comments, the
-    order and every secret stay exactly as the user wrote them (nothing else is written). An
+    order and every secret stay exactly as the user wrote them (nothing else is written); the
+    file is written back 0600 (`save_config_text`). An
     existing top-level ``theme`` line keeps its trailing comment; otherwise the line goes
     before the first table. A file that would no longer parse is left alone (`ConfigError`).
     """
@@ -213,13 +356,12 @@ def remember_theme(
             raise ConfigError(f"{path}: cannot place the theme line")
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: {error}") from None
+    return save_config_text(path, updated)
+
+
+def save_config_text(path: Path, text: str) -> Path:
+    """Replace the config file with ``text``: 0600 in a 0700 folder, as it may hold secrets."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(path.name + ".tmp")
-        temporary.write_text(updated, encoding="utf-8")
-        if path.exists():
-            os.chmod(temporary, path.stat().st_mode)
-        os.replace(temporary, path)
+        return write_private_file(path, text)
     except OSError as error:
         raise ConfigError(f"{path}: {error}") from None
-    return path

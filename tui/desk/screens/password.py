@@ -19,7 +19,7 @@ from textual.widgets import Footer, Input, Static
 class PasswordScreen(ModalScreen[SecretStr | None]):
     """Ask for the keystore password; dismiss with it (as a SecretStr) or None."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="password.cancel")]
 
     def __init__(self, keystore: Path, *, error: str = "") -> None:
         super().__init__()
