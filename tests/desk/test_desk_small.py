@@ -60,6 +60,7 @@ def test_a_theme_picked_in_the_session_is_kept_for_the_next_start(
 ) -> None:
     path = tmp_path / "config.toml"
     path.write_text(CONFIG)
+    path.chmod(0o600)  # it holds a secret: readable by others, the desk refuses it
     monkeypatch.setenv("RFQ_DESK_CONFIG", str(path))
     monkeypatch.delenv("RFQ_DESK_THEME", raising=False)
     monkeypatch.delenv("RFQ_DESK_PROFILE", raising=False)
