@@ -1,28 +1,46 @@
 """The structure builder: a new RFQ, leg by leg, for the companies the user picks.
 
-Each leg has an instrument type, an underlying (from the venue's supported assets), a side and a
-ratio; dated futures and options also take an expiry date, options a strike and a payoff. Then
-the quantity, how long the RFQ stays open, and the target companies (from /v1/companies, market
-makers preselected). The whole request is validated by `NewRfqRequest`
-(`tui.desk.screens.rfq_request`), then sent by the taker role while the builder waits: it
-closes only once the venue has taken the RFQ, and a local error or a venue refusal shows under
-the leg or field it names.
+Each leg has an instrument type, an underlying, a side and a ratio; dated futures and options
+take an expiry, options a strike and a payoff. Expiry and strike offer lists (up and down step
+through them: the venue's standard expiries, a strike grid around the mark) and still take
+what is typed, judged when the RFQ is built; a line under the legs says the structure in
+words, call and put in full. Then the quantity, how long the RFQ stays open, and the target
+companies (market makers preselected). ``ctrl+y`` (delta hedge), ``ctrl+t``/``ctrl+o``
+(templates) and ``ctrl+r`` (the last RFQ) are `tui.desk.builder.fast`'s; a builder can open
+prefilled (``prefill``, `NewRfqScreen.from_book`): the Positions tab's offset.
+
+The request is validated by `NewRfqRequest` (`tui.desk.screens.rfq_request`); the same
+structure asked again within the guardrails' window (`tui.desk.guardrails.duplicate_rfq`) goes
+only on a second ``ctrl+s``, the form line saying why. The taker role sends it while the
+builder waits: it closes once the venue has taken the RFQ; a local error or a venue refusal
+shows under the leg or field it names.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
+from textual.await_complete import AwaitComplete
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.markup import escape
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, Select, SelectionList, Static
 
 from tui.api.models import RFQ, Company, NewRfqRequest
+from tui.desk.book import DeskBook
+from tui.desk.builder.calendar import StandardExpiry, standard_expiries
+from tui.desk.builder.draft import EMPTY, LegDraft, StructureDraft
+from tui.desk.builder.fast import MAX_LEGS, BuildingFast
+from tui.desk.builder.fields import ChoiceInput, choice_strip
+from tui.desk.builder.market import BuilderMarket, builder_market, builder_underlyings
+from tui.desk.builder.templates import TemplateStore
+from tui.desk.guardrails import DEFAULTS, GuardrailSettings, duplicate_rfq, structure_key
 from tui.desk.messages import ActionOutcome, ActionRequest
 from tui.desk.roles.refusals import outcome_words
 from tui.desk.screens.rfq_legs import LegRow, TargetList, lp_preselection
@@ -33,16 +51,24 @@ from tui.desk.screens.rfq_request import (
 )
 from tui.desk.widgets.common.forms import FORM, FormError, show_errors
 
-MAX_LEGS = 6
 
-
-class NewRfqScreen(ModalScreen[RFQ | None]):
+class NewRfqScreen(BuildingFast, ModalScreen[RFQ | None]):
     """The structure builder (see module docs).
 
     A valid request leaves as `NewRfqScreen.Send`; the builder stays open, saying it is
     sending, until the outcome comes back: `sent` closes it with the venue's RFQ, `refused`
     shows the venue's reasons under the fields they name so the user can fix them and send
     again. Backing out closes it with None.
+    """
+
+    # The box scrolls to the focused field where the terminal is short (80x24); the keys'
+    # line is left to the footer there.
+    DEFAULT_CSS = """
+    NewRfqScreen #rfq-builder { overflow-y: auto; }
+    NewRfqScreen #builder-words, NewRfqScreen #choice-strip { height: auto; max-height: 2; }
+    NewRfqScreen #builder-note { color: $text-muted; height: auto; }
+    NewRfqScreen #builder-keys { color: $text-muted; }
+    NewRfqScreen.-short #builder-keys { display: none; }
     """
 
     @dataclass
@@ -53,12 +79,18 @@ class NewRfqScreen(ModalScreen[RFQ | None]):
         request: NewRfqRequest
 
     BINDINGS = [
-        Binding("escape", "cancel", "Back out"),
-        Binding("ctrl+s", "submit", "Send RFQ"),
+        Binding("escape", "cancel", "Back out", id="builder.cancel"),
+        Binding("ctrl+s", "submit", "Send RFQ", id="builder.send"),
         # Adding a leg wins over a text field's own ctrl+a (start of line); removing one, which
         # loses what was typed in it, leaves a text field its ctrl+d (delete a character).
-        Binding("ctrl+a", "add_leg", "Add leg", priority=True),
-        Binding("ctrl+d", "remove_leg", "Remove leg"),
+        Binding("ctrl+a", "add_leg", "Add leg", priority=True, id="builder.add_leg"),
+        Binding("ctrl+d", "remove_leg", "Remove leg", id="builder.remove_leg"),
+        Binding("ctrl+y", "hedge_delta", "Delta hedge", id="builder.hedge"),
+        Binding("ctrl+r", "repeat_last", "Repeat last", id="builder.repeat_last"),
+        Binding("ctrl+t", "save_template", "Save template", id="builder.save_template"),
+        Binding("ctrl+o", "open_template", "Templates", id="builder.open_template"),
+        Binding("down", "list_step(1)", "Next in list", show=False, id="builder.list_next"),
+        Binding("up", "list_step(-1)", "Previous in list", show=False, id="builder.list_previous"),
     ]
 
     def __init__(
@@ -67,37 +99,90 @@ class NewRfqScreen(ModalScreen[RFQ | None]):
         underlyings: list[str],
         clock: Callable[[], datetime],
         funding_intervals: dict[str, int] | None = None,
+        *,
+        market: BuilderMarket | None = None,
+        templates: TemplateStore | None = None,
+        prefill: StructureDraft | None = None,
+        sent_rfqs: Callable[[], Iterable[RFQ]] | None = None,
+        guardrails: GuardrailSettings = DEFAULTS,
     ) -> None:
+        """``prefill``: the structure to open with (legs, qty, and the companies to ask, or
+        None for the market makers); ``sent_rfqs``: the RFQs already sent (the duplicate
+        check); ``templates``: where templates and the last RFQ are kept (None: in memory)."""
         super().__init__()
         self.companies = companies
         self.underlyings = underlyings
         self.clock = clock
         self.funding_intervals = funding_intervals or {}
+        self.market = market or BuilderMarket()
+        self.templates = templates or TemplateStore(None)
+        self.prefill = prefill
+        self.sent_rfqs = sent_rfqs or (lambda: ())
+        self.guardrails = guardrails
+        self.expiries: list[StandardExpiry] = standard_expiries(clock())
         self.leg_count = 0
         self.sending = False
+        self._hedge_leg: LegDraft | None = None
+        self._duplicate_ok: object = None
+
+    @classmethod
+    def from_book(
+        cls,
+        book: DeskBook,
+        clock: Callable[[], datetime],
+        data_folder: Path | None,
+        *,
+        prefill: StructureDraft | None = None,
+        guardrails: GuardrailSettings = DEFAULTS,
+    ) -> NewRfqScreen:
+        """A builder fed from the book: companies, underlyings (majors first), funding
+        intervals, marks and mark vols, the RFQs sent; templates in ``data_folder``."""
+        stats = book.stats
+        return cls(
+            book.counterparties(),
+            builder_underlyings(book) or ["BTC", "ETH"],
+            clock,
+            {listing.ticker: listing.funding_interval_s for listing in stats.listings}
+            if stats
+            else {},
+            market=builder_market(
+                stats, [*book.rfqs_sent.values(), *book.rfqs_received.values()], clock()
+            ),
+            templates=TemplateStore.in_folder(data_folder) if data_folder else None,
+            prefill=prefill,
+            sent_rfqs=lambda: list(book.rfqs_sent.values()),
+            guardrails=guardrails,
+        )
 
     def compose(self) -> ComposeResult:
-        """Legs, quantity, expiry, targets, buttons."""
+        """Legs, their words, quantity, expiry, targets, buttons."""
         with Vertical(classes="modal-box wide", id="rfq-builder"):
             yield Static("[b]New RFQ[/b]  structure builder", classes="modal-title")
             yield Static(
                 "[$text-muted]type · underlying · side · ratio · expiry · strike · payoff[/]"
             )
             yield VerticalScroll(id="builder-legs")
+            yield Static("", id="choice-strip")
+            yield Static("", id="builder-words")
             yield Static("", id="err-legs", classes="field-error")
             with Horizontal(classes="field-row"):
                 yield Label("Quantity", classes="field-label")
-                yield Input("1", id="qty", compact=True)
+                yield Input(self.prefill.qty if self.prefill else "1", id="qty", compact=True)
                 yield Label("  Open for s", classes="field-label")
                 yield Input(str(DEFAULT_RFQ_EXPIRY_S), id="expiry", compact=True)
             yield Static("", id="err-qty", classes="field-error")
             yield Static("", id="err-expiry", classes="field-error")
+            yield Static("", id="builder-note")
             yield Label("Send to (space toggles; market makers ticked)", classes="section-title")
             yield TargetList(*lp_preselection(self.companies), id="targets")
             yield Static("", id="targets-summary")
             yield Static("", id="err-targets", classes="field-error")
             yield Static("", id="err-form", classes="field-error")
             yield Static("", id="rfq-sending")
+            yield Static(
+                "^y delta hedge · ^t save template · ^o templates · ^r repeat last RFQ",
+                id="builder-keys",
+            )
             with Horizontal(classes="modal-buttons"):
                 yield Button("Send RFQ (^s)", id="go", variant="primary", compact=True)
                 yield Button("Add leg (^a)", id="add", compact=True)
@@ -105,36 +190,43 @@ class NewRfqScreen(ModalScreen[RFQ | None]):
                 yield Button("Back out (esc)", id="back", compact=True)
         yield Footer()
 
-    def on_mount(self) -> None:
-        """Start with one leg, its instrument type focused."""
-        self.action_add_leg()
+    async def on_mount(self) -> None:
+        """Start with the prefilled structure, or one leg; its instrument type focused."""
+        self.query_one("#choice-strip").display = False
+        self.note(" · ".join(self.templates.problems))
+        if self.prefill is not None:
+            await self.load(self.prefill)
+        else:
+            await self._mount_leg(EMPTY.legs[0])
         show_errors(self, {})
         self._show_targets()
+        self._show_words()
         self.call_after_refresh(lambda: self.query_one("#type-0", Select).focus())
 
-    @on(SelectionList.SelectedChanged, "#targets")
-    def _show_targets(self) -> None:
-        """Say in words who the RFQ goes to (the ticks alone are easy to misread)."""
-        picked = set(self.query_one("#targets", SelectionList).selected)
-        names = [c.short_name for c in self.companies if c.id in picked]
-        summary = self.query_one("#targets-summary", Static)
-        if names:
-            summary.update(f"[$text-muted]goes to {len(names)}:[/] {' '.join(names)}")
-        else:
-            summary.update("[$warning]no company picked: space ticks the one under the cursor[/]")
+    # -- legs ---------------------------------------------------------------------------------
+
+    def _mount_leg(self, leg: LegDraft | None = None) -> AwaitComplete:
+        index = self.leg_count
+        self.leg_count += 1
+        first = self.underlyings[0] if self.underlyings else "BTC"
+        row = LegRow(
+            index,
+            self.underlyings,
+            leg or LegDraft(underlying=first),
+            self.market,
+            self.expiries,
+            self.clock(),
+        )
+        error = Static("", id=f"err-leg-{index}", classes="field-error")
+        error.display = False
+        return AwaitComplete(self.query_one("#builder-legs").mount_all([row, error]))
 
     def action_add_leg(self) -> None:
         """Add a leg (up to `MAX_LEGS`)."""
         if self.leg_count >= MAX_LEGS:
             show_errors(self, {"legs": f"at most {MAX_LEGS} legs"})
             return
-        index = self.leg_count
-        self.leg_count += 1
-        container = self.query_one("#builder-legs", VerticalScroll)
-        container.mount(LegRow(index, self.underlyings))
-        error = Static("", id=f"err-leg-{index}", classes="field-error")
-        container.mount(error)
-        error.display = False
+        self._mount_leg()
 
     def action_remove_leg(self) -> None:
         """Drop the last leg (one always stays)."""
@@ -149,6 +241,107 @@ class NewRfqScreen(ModalScreen[RFQ | None]):
         """The leg rows, in order."""
         return sorted(self.query(LegRow), key=lambda row: row.index)
 
+    def draft(self) -> StructureDraft:
+        """The structure as typed: legs, quantity, the companies ticked."""
+        return StructureDraft(
+            legs=tuple(row.draft() for row in self.leg_rows()),
+            qty=self.query_one("#qty", Input).value,
+            targets=tuple(self.query_one("#targets", SelectionList).selected),
+        )
+
+    async def load(self, draft: StructureDraft, note: str = "") -> None:
+        """Fill the builder with ``draft`` (legs, quantity, and its companies when it names
+        any; a company no longer listed is left out and said)."""
+        legs = self.query_one("#builder-legs")
+        await legs.remove_children()
+        self.leg_count = 0
+        for leg in draft.legs[:MAX_LEGS]:
+            await self._mount_leg(leg)
+        self.query_one("#qty", Input).value = draft.qty
+        said = [note] if note else []
+        if draft.targets is not None:
+            targets = self.query_one("#targets", SelectionList)
+            known = {c.id for c in self.companies}
+            targets.deselect_all()
+            for company in draft.targets:
+                if company in known:
+                    targets.select(company)
+            missing = [c for c in draft.targets if c not in known]
+            if missing:
+                said.append(f"{len(missing)} company not listed any more: left out")
+        if len(draft.legs) > MAX_LEGS:
+            said.append(f"only the first {MAX_LEGS} legs")
+        self._hedge_leg = None
+        self.note(" · ".join(said))
+        show_errors(self, {})
+        self._show_words()
+        if self.focused is None:
+            self.query_one("#qty", Input).focus()
+
+    # -- what the builder says ----------------------------------------------------------------
+
+    def note(self, text: str) -> None:
+        """A line of news under the quantity (a template loaded, a hedge added, a duplicate)."""
+        note = self.query_one("#builder-note", Static)
+        note.update(escape(text))
+        note.display = bool(text)
+
+    @on(Input.Changed)
+    @on(Select.Changed)
+    def _show_words(self) -> None:
+        """The structure in words (call and put in full), and the list of the field in use."""
+        if not self.is_mounted:
+            return
+        words = [f"{row.index + 1}: {row.draft().words()}" for row in self.leg_rows()]
+        self.query_one("#builder-words", Static).update(
+            f"[$text-muted]legs:[/] {escape(' · '.join(words))}" if words else ""
+        )
+        focused = self.focused
+        if isinstance(focused, ChoiceInput):
+            self._show_strip(focused)
+
+    @on(events.DescendantFocus)
+    def _focus_moved(self, event: events.DescendantFocus) -> None:
+        # One line for both: the list of the field in use, else the structure in words.
+        if isinstance(event.widget, ChoiceInput):
+            self._show_strip(event.widget)
+        else:
+            self.query_one("#choice-strip").display = False
+            self.query_one("#builder-words").display = True
+
+    def on_resize(self, event: events.Resize) -> None:
+        """A short terminal leaves the keys' line to the footer."""
+        self.set_class(event.size.height < 30, "-short")
+
+    def action_list_step(self, step: int) -> None:
+        """Up and down in an expiry or strike field: the previous or next value of its list."""
+        if isinstance(self.focused, ChoiceInput):
+            self.focused.step(step)
+
+    @on(ChoiceInput.Stepped)
+    def _stepped(self, event: ChoiceInput.Stepped) -> None:
+        self._show_strip(event.field)
+
+    def _show_strip(self, field: ChoiceInput) -> None:
+        strip = self.query_one("#choice-strip", Static)
+        width = self.query_one("#rfq-builder").content_region.width or 76
+        strip.update(choice_strip(field, width))
+        strip.display = True
+        self.query_one("#builder-words").display = False
+
+    @on(SelectionList.SelectedChanged, "#targets")
+    def _show_targets(self) -> None:
+        """Say in words who the RFQ goes to (the ticks alone are easy to misread)."""
+        picked = set(self.query_one("#targets", SelectionList).selected)
+        names = [c.short_name for c in self.companies if c.id in picked]
+        summary = self.query_one("#targets-summary", Static)
+        if names:
+            summary.update(f"[$text-muted]goes to {len(names)}:[/] {' '.join(names)}")
+        else:
+            summary.update("[$warning]no company picked: space ticks the one under the cursor[/]")
+
+    # -- sending ------------------------------------------------------------------------------
+
     def request(self) -> NewRfqRequest:
         """The request as built so far (a `FormError` names what is wrong)."""
         targets = list(self.query_one("#targets", SelectionList).selected)
@@ -162,7 +355,10 @@ class NewRfqScreen(ModalScreen[RFQ | None]):
         )
 
     def action_submit(self) -> None:
-        """Validate and ask for the RFQ to be sent; the builder waits for the venue's answer."""
+        """Validate and ask for the RFQ to be sent; the builder waits for the venue's answer.
+
+        The same structure sent within the guardrails' window asks first: a second ctrl+s
+        sends it anyway."""
         if self.sending:
             return
         try:
@@ -170,13 +366,23 @@ class NewRfqScreen(ModalScreen[RFQ | None]):
         except FormError as error:
             show_errors(self, error.errors)
             return
+        key = structure_key(request.structure)
+        again = duplicate_rfq(request.structure, self.sent_rfqs(), self.clock(), self.guardrails)
+        if again is not None and self._duplicate_ok != key:
+            self._duplicate_ok = key
+            show_errors(self, {FORM: f"{again} ctrl+s again sends it anyway"})
+            return
         show_errors(self, {})
         self._set_sending(True)
         self.post_message(self.Send(self, request))
 
     def sent(self, rfq: RFQ | None) -> None:
-        """The venue took the RFQ: close with it."""
+        """The venue took the RFQ: remember it as the last one, and close with it."""
         self._set_sending(False)
+        try:
+            self.templates.remember_last(self.draft())
+        except OSError as error:
+            self.app.notify(f"the last RFQ was not kept: {error}", severity="warning")
         self.dismiss(rfq)
 
     def show_outcome(self, outcome: ActionOutcome) -> None:
@@ -206,7 +412,7 @@ class NewRfqScreen(ModalScreen[RFQ | None]):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """The buttons mirror the keys."""
-        actions: dict[str | None, Callable[[], None]] = {
+        actions: dict[str | None, Callable[[], object]] = {
             "go": self.action_submit,
             "add": self.action_add_leg,
             "remove": self.action_remove_leg,

@@ -2,12 +2,15 @@
 
 A leg row shows only the fields its instrument type uses (an expiry for dated futures and
 options, a strike and payoff for options), on one line where the builder is wide enough and on
-two (type, underlying and side; ratio, expiry, strike and payoff) where it is not; the target
-list shows ticked and unticked companies
-apart without relying on colour.
+two (type, underlying and side; ratio, expiry, strike and payoff) where it is not. The expiry
+and strike fields offer the venue's standard expiries and a strike grid around the mark
+(`tui.desk.builder`), and still take whatever is typed. The target list shows ticked and
+unticked companies apart without relying on colour.
 """
 
 from __future__ import annotations
+
+from datetime import datetime
 
 from rich.segment import Segment
 from textual import events, on
@@ -18,6 +21,10 @@ from textual.widgets import Input, Label, Select, SelectionList
 from textual.widgets.selection_list import Selection
 
 from tui.api.models import Company, InstrumentType, PayoffType, TradeSide
+from tui.desk.builder.calendar import StandardExpiry, nearest_strike, strike_grid
+from tui.desk.builder.draft import LegDraft
+from tui.desk.builder.fields import Choice, ChoiceInput
+from tui.desk.builder.market import BuilderMarket
 
 _TYPES = [
     ("perpetual", InstrumentType.PERPETUAL_FUTURE.value),
@@ -33,20 +40,39 @@ ONE_LINE = 94
 
 
 class LegRow(Horizontal):
-    """One leg of the structure being built."""
+    """One leg of the structure being built.
 
-    def __init__(self, index: int, underlyings: list[str]) -> None:
+    Its expiry and strike fields offer lists (`ChoiceInput`): the venue's standard expiries,
+    and a strike grid around the mark of the leg's underlying, which follows the underlying.
+    """
+
+    def __init__(
+        self,
+        index: int,
+        underlyings: list[str],
+        leg: LegDraft | None = None,
+        market: BuilderMarket | None = None,
+        expiries: list[StandardExpiry] | None = None,
+        now: datetime | None = None,
+    ) -> None:
         super().__init__(classes="leg-builder-row", id=f"leg-row-{index}")
         self.index = index
-        self.underlyings = underlyings or ["BTC"]
+        self.leg = leg or LegDraft(underlying=(underlyings or ["BTC"])[0])
+        self.underlyings = list(underlyings or ["BTC"])
+        if self.leg.underlying and self.leg.underlying not in self.underlyings:
+            # A template's or an offset's underlying the list lacks: kept, for the venue to judge.
+            self.underlyings.append(self.leg.underlying)
+        self.market = market or BuilderMarket()
+        self.expiries = expiries or []
+        self.now = now
 
     def compose(self) -> ComposeResult:
         """Type, underlying, side, ratio, expiry, strike, payoff."""
-        i = self.index
+        i, leg = self.index, self.leg
         yield Label(f"Leg {i + 1}", classes="leg-number")
         yield Select(
             _TYPES,
-            value=_TYPES[0][1],
+            value=_known(leg.type, _TYPES),
             allow_blank=False,
             compact=True,
             id=f"type-{i}",
@@ -54,29 +80,40 @@ class LegRow(Horizontal):
         )
         yield Select(
             [(u, u) for u in self.underlyings],
-            value=self.underlyings[0],
+            value=leg.underlying or self.underlyings[0],
             allow_blank=False,
             compact=True,
             id=f"underlying-{i}",
             classes="leg-underlying",
         )
         yield Select(
-            _SIDES, value="buy", allow_blank=False, compact=True, id=f"side-{i}", classes="leg-side"
-        )
-        yield Input(
-            "1",
-            id=f"ratio-{i}",
+            _SIDES,
+            value=_known(leg.side, _SIDES),
+            allow_blank=False,
             compact=True,
-            classes="leg-ratio",
-            tooltip="ratio",
+            id=f"side-{i}",
+            classes="leg-side",
         )
-        yield Input(
-            "", id=f"expiry-{i}", compact=True, placeholder="YYYY-MM-DD", classes="leg-expiry"
+        yield Input(leg.ratio, id=f"ratio-{i}", compact=True, classes="leg-ratio", tooltip="ratio")
+        yield ChoiceInput(
+            leg.expiry,
+            title="expiry",
+            id=f"expiry-{i}",
+            compact=True,
+            placeholder="YYYY-MM-DD",
+            classes="leg-expiry",
         )
-        yield Input("", id=f"strike-{i}", compact=True, placeholder="strike", classes="leg-strike")
+        yield ChoiceInput(
+            leg.strike,
+            title="strike",
+            id=f"strike-{i}",
+            compact=True,
+            placeholder="strike",
+            classes="leg-strike",
+        )
         yield Select(
             _PAYOFFS,
-            value="call",
+            value=_known(leg.payoff, _PAYOFFS),
             allow_blank=False,
             compact=True,
             id=f"payoff-{i}",
@@ -84,8 +121,10 @@ class LegRow(Horizontal):
         )
 
     def on_mount(self) -> None:
-        """Only show the fields the instrument type uses."""
+        """Only show the fields the instrument type uses; offer the lists."""
         self.sync_fields()
+        self.offer_expiries()
+        self.offer_strikes()
 
     def on_resize(self, event: events.Resize) -> None:
         """Two lines where one does not fit every field whole (80 columns)."""
@@ -100,28 +139,63 @@ class LegRow(Horizontal):
         self.query_one(f"#strike-{self.index}").display = option
         self.query_one(f"#payoff-{self.index}").display = option
 
+    def offer_expiries(self) -> None:
+        """The venue's standard expiries, soonest first."""
+        now = self.now
+        choices = [
+            Choice(e.day.isoformat(), e.label(now) if now else e.day.isoformat())
+            for e in self.expiries
+        ]
+        self.query_one(f"#expiry-{self.index}", ChoiceInput).offer(choices)
+
+    def offer_strikes(self) -> None:
+        """A strike grid around the mark of the leg's underlying (none without a mark)."""
+        underlying = self._select("underlying")
+        mark = self.market.mark(underlying)
+        field = self.query_one(f"#strike-{self.index}", ChoiceInput)
+        if mark is None or mark <= 0:
+            field.offer([], title=f"strike (no {underlying} mark yet)")
+            return
+        grid = strike_grid(mark)
+        atm = nearest_strike(grid, mark)
+        field.offer(
+            [Choice(format(k, "f"), f"{k:,f}") for k in grid],
+            title=f"strike ({underlying} mark {mark:,f})",
+            home=grid.index(atm) if atm is not None else 0,
+        )
+
     @on(Select.Changed)
-    def _type_changed(self, event: Select.Changed) -> None:
+    def _select_changed(self, event: Select.Changed) -> None:
         if event.select.id == f"type-{self.index}":
             self.sync_fields()
+        elif event.select.id == f"underlying-{self.index}":
+            self.offer_strikes()
+
+    def _select(self, name: str) -> str:
+        value = self.query_one(f"#{name}-{self.index}", Select).value
+        return value if isinstance(value, str) else ""
 
     def values(self) -> dict[str, str]:
         """The leg as typed."""
         i = self.index
-
-        def select(name: str) -> str:
-            value = self.query_one(f"#{name}-{i}", Select).value
-            return value if isinstance(value, str) else ""
-
         return {
-            "type": select("type"),
-            "underlying": select("underlying"),
-            "side": select("side"),
+            "type": self._select("type"),
+            "underlying": self._select("underlying"),
+            "side": self._select("side"),
             "ratio": self.query_one(f"#ratio-{i}", Input).value,
             "expiry": self.query_one(f"#expiry-{i}", Input).value,
             "strike": self.query_one(f"#strike-{i}", Input).value,
-            "payoff": select("payoff"),
+            "payoff": self._select("payoff"),
         }
+
+    def draft(self) -> LegDraft:
+        """The leg as typed, as a draft (for templates, the hedge, the last RFQ)."""
+        return LegDraft.from_fields(self.values())
+
+
+def _known(value: str, options: list[tuple[str, str]]) -> str:
+    """``value`` when it is one of the options, else the first option's."""
+    return value if any(value == v for _, v in options) else options[0][1]
 
 
 class TargetList(SelectionList[str]):
