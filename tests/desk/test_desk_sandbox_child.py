@@ -13,6 +13,7 @@ import json
 import os
 import signal
 import stat
+import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,6 +23,7 @@ import pytest
 
 from tests.desk.kit.venue import perp_rfq
 from tui.api.client import ServiceClient
+from tui.desk.probes import Owner
 from tui.desk.session import Connection, SandboxConnector, SessionError, StaticConnector
 from tui.desk.supervisor import (
     ChildDied,
@@ -31,6 +33,7 @@ from tui.desk.supervisor import (
     RestartPolicy,
     SandboxReattached,
     SandboxStopped,
+    SandboxTakenOver,
     SessionEvent,
     SessionEvents,
     Supervised,
@@ -173,7 +176,8 @@ async def test_an_attached_sandbox_that_stops_is_waited_for_not_restarted(
 
         stopped = await next_event(news, NOTICED_WITHIN_S)
         assert isinstance(stopped, SandboxStopped), stopped
-        assert stopped.text == "sandbox stopped"
+        assert stopped.owner is Owner.UNKNOWN  # a sandbox nobody's desk owns: not restarted
+        assert stopped.text == "sandbox stopped (f5: start it here)"
         # Not ours: nothing is started, and it is waited for.
         assert await next_event(news, 0.5) is None
         assert connector.process is None
@@ -270,3 +274,141 @@ async def test_the_desk_says_its_sandbox_died_restarts_it_and_fills_its_panes_ag
             pilot, lambda: header.state is ConnectionState.CONNECTED, 5.0, "header connected"
         )
         assert inbox.table.has_row(row_key("sent", before))
+
+
+OWNER_DESK = """
+import asyncio, sys
+from pathlib import Path
+from tui.desk.session import SandboxConnector
+
+async def main():
+    connector = SandboxConnector(Path(sys.argv[1]), extra_args=["--no-actors", "--no-history"])
+    await connector.connect()
+    print(connector.process.pid, flush=True)
+    await asyncio.sleep(3600)
+
+asyncio.run(main())
+"""
+"""A desk stand-in: starts its sandbox child on a data folder, says the child's pid, waits."""
+
+
+def gone(pid: int) -> bool:
+    """Whether process ``pid`` has exited (a zombie nobody reaped yet counts as exited)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return False
+
+
+async def start_owner_desk(data: Path) -> tuple[asyncio.subprocess.Process, int]:
+    """Another desk, in its own process, with its sandbox child up: (the desk, the child's pid)."""
+    desk = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", OWNER_DESK, str(data), stdout=asyncio.subprocess.PIPE
+    )
+    assert desk.stdout is not None
+    line = await asyncio.wait_for(desk.stdout.readline(), STARTED_WITHIN_S)
+    assert line.strip().isdigit(), line
+    return desk, int(line)
+
+
+async def wait_gone(pid: int, within_s: float) -> float:
+    started = time.monotonic()
+    while not gone(pid):
+        assert time.monotonic() - started < within_s, f"pid {pid} still running"
+        await asyncio.sleep(0.05)
+    return time.monotonic() - started
+
+
+async def test_a_sigkilled_desk_takes_its_sandbox_child_with_it(tmp_path: Path) -> None:
+    desk, child = await start_owner_desk(tmp_path / "data")
+    try:
+        assert not gone(child)
+        desk.kill()  # SIGKILL: the desk cleans nothing up
+        await desk.wait()
+        await wait_gone(child, 5.0)
+    finally:
+        if not gone(child):
+            os.kill(child, signal.SIGKILL)
+
+
+async def test_an_attached_desk_takes_the_sandbox_over_when_its_desk_is_gone(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "data"
+    owner, owners_child = await start_owner_desk(data)
+    connector = SandboxConnector(data, extra_args=QUIET, policy=FAST)
+    news = connector.events()
+    try:
+        first = await connector.connect()
+        assert connector.attached and connector.process is None
+        rfq_id = await send_an_rfq(first)
+
+        owner.kill()  # the owning desk dies; its child follows it
+        await owner.wait()
+        stopped = await next_event(news, 5.0)
+        assert isinstance(stopped, SandboxStopped), stopped
+        assert stopped.owner is Owner.GONE
+        assert stopped.text == "sandbox's desk quit: starting it here"
+
+        back = await next_event(news, STARTED_WITHIN_S)
+        assert isinstance(back, SandboxTakenOver), back
+        assert not connector.attached and connector.running
+        assert gone(owners_child)
+        # The same database: what was booked through the other desk's sandbox is there.
+        assert await sent_rfq_ids(back.connection, rfq_id) == [rfq_id]
+
+        # From now on it is this desk's own child: restarted when it dies.
+        os.kill(child_pid(connector), signal.SIGKILL)
+        assert isinstance(await next_event(news, NOTICED_WITHIN_S), ChildDied)
+        assert isinstance(await next_event(news, STARTED_WITHIN_S), ChildRestarted)
+    finally:
+        await connector.close()
+        if owner.returncode is None:
+            owner.kill()
+            await owner.wait()
+        if not gone(owners_child):
+            os.kill(owners_child, signal.SIGKILL)
+
+
+async def test_a_sandbox_started_by_hand_is_one_per_database_and_f5_takes_it_over(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "data"
+    connector = SandboxConnector(data, extra_args=QUIET, policy=FAST)
+    command = [sys.executable, "-m", "tui", "sandbox", "--db", str(connector.db_path), *QUIET]
+    by_hand = await asyncio.create_subprocess_exec(*command, stdout=asyncio.subprocess.PIPE)
+    news = connector.events()
+    try:
+        assert by_hand.stdout is not None
+        ready = await asyncio.wait_for(by_hand.stdout.readline(), STARTED_WITHIN_S)
+        assert ready.startswith(b"sandbox ready"), ready
+        # A second sandbox on the same database refuses to start, naming the one serving it.
+        second = await asyncio.create_subprocess_exec(
+            *command, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE
+        )
+        _out, err = await asyncio.wait_for(second.communicate(), STARTED_WITHIN_S)
+        assert second.returncode == 3
+        assert f"in use by another sandbox (pid {by_hand.pid})" in err.decode()
+
+        await connector.connect()
+        assert connector.attached
+        by_hand.terminate()  # its owner, a person, stopped it
+        await by_hand.wait()
+        stopped = await next_event(news, 5.0)
+        assert isinstance(stopped, SandboxStopped) and stopped.owner is Owner.UNKNOWN
+        assert "f5" in stopped.text
+        assert await next_event(news, 0.5) is None, "nobody's desk: waited for"
+
+        connector.retry_now()  # f5
+        back = await next_event(news, STARTED_WITHIN_S)
+        assert isinstance(back, SandboxTakenOver), back
+        assert connector.running
+    finally:
+        await connector.close()
+        if by_hand.returncode is None:
+            by_hand.kill()
+            await by_hand.wait()

@@ -2,7 +2,8 @@
 
 A `Connector` turns a choice into a `Connection` (addresses, credentials, wallet) *after* the
 desk's first frame is on screen, in a worker: starting the sandbox takes a moment, and the
-trader should see the desk say so rather than stare at a blank terminal.
+trader should see the desk say so rather than stare at a blank terminal. The connection and the
+connectors that need no watching live in `tui.desk.connection` (and are importable from here).
 
 The sandbox connector attaches to a sandbox already serving the same data directory (its
 credentials file names the address; ``GET /v1/status`` proves it answers), or starts one as a
@@ -11,26 +12,35 @@ seeded company ``DESK``; its wallet key comes from the credentials file. A real 
 wallet key is in an encrypted keystore, unlocked by a password prompt when first needed.
 
 The sandbox connector then keeps watching (it is `tui.desk.supervisor.Supervised`): a child
-it started that dies is started again on the same database with the same arguments, and a
-sandbox it attached to that stops is looked for until it is back. What happened is told as
-`tui.desk.supervisor.SessionEvent`s; one that brings the session back carries the new
-`Connection` (a restarted sandbox serves on a new port), so the desk builds its client anew.
+it started that dies is started again on the same database with the same arguments (and never
+outlives the desk: it runs with ``--exit-with-parent``). A sandbox it attached to that stops is
+looked for until it is back while the desk that started it is there to restart it; once that
+desk is gone, this one starts the sandbox itself on the same database and from then on owns it
+(f5 does so at once, whoever the owner). A sandbox started by hand that stops is waited for, and
+f5 starts it here. What happened is told as `tui.desk.supervisor.SessionEvent`s; one that brings
+the session back carries the new `Connection` (a restarted sandbox serves on a new port), so the
+desk builds its client anew.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
 
-import httpx
-from pydantic import SecretStr
-
-from tui.desk.config import SANDBOX_PROFILE, Profile
+from tui.desk.config import SANDBOX_PROFILE
+from tui.desk.connection import (
+    SANDBOX_COMPANY,
+    Connection,
+    Connector,
+    ProfileConnector,
+    SessionError,
+    StaticConnector,
+    connection_from_credentials,
+    read_credentials_file,
+)
+from tui.desk.probes import Owner, answers_status, listening, owner_of
 from tui.desk.supervisor import (
     ChildDied,
     ChildGaveUp,
@@ -41,174 +51,25 @@ from tui.desk.supervisor import (
     SandboxChild,
     SandboxReattached,
     SandboxStopped,
+    SandboxTakenOver,
     SessionEvents,
     describe_exit,
 )
 from tui.paths import data_dir, private_folder, sandbox_credentials_path, sandbox_db_path
 
-SANDBOX_COMPANY = "DESK"
-"""The seeded company the desk trades as in the sandbox."""
+__all__ = [
+    "SANDBOX_COMPANY",
+    "Connection",
+    "Connector",
+    "ProfileConnector",
+    "SandboxConnector",
+    "SessionError",
+    "StaticConnector",
+    "connection_from_credentials",
+    "read_credentials_file",
+]
+
 SANDBOX_START_TIMEOUT_S = 60.0
-
-
-class SessionError(Exception):
-    """The desk could not connect: no sandbox, bad credentials file, unreadable profile."""
-
-
-@dataclass(frozen=True)
-class Connection:
-    """Everything the desk needs to talk to one venue as one company."""
-
-    profile: str
-    base_url: str
-    api_key: str
-    api_secret: SecretStr
-    stats_base_url: str | None = None
-    sandbox: bool = False
-    company_id: str | None = None
-    short_name: str | None = None
-    wallet_key: SecretStr | None = field(default=None, repr=False)
-    """The wallet private key when it is known up front (the sandbox's credentials file)."""
-    keystore: Path | None = None
-    """An encrypted keystore to unlock with a password when a permit must be signed."""
-
-
-class Connector(Protocol):
-    """Produces the `Connection` of a session, and cleans up after it."""
-
-    label: str
-    sandbox: bool
-
-    async def connect(self) -> Connection:
-        """Connect (start what must be started) and describe the session."""
-        ...
-
-    async def close(self) -> None:
-        """Stop whatever `connect` started."""
-        ...
-
-
-class StaticConnector:
-    """A connection that is already known (tests, scripts)."""
-
-    def __init__(self, connection: Connection) -> None:
-        self.connection = connection
-        self.label = connection.profile
-        self.sandbox = connection.sandbox
-
-    async def connect(self) -> Connection:
-        """The given connection."""
-        return self.connection
-
-    async def close(self) -> None:
-        """Nothing to stop."""
-
-
-class ProfileConnector:
-    """A configured venue profile."""
-
-    def __init__(self, profile: Profile) -> None:
-        self.profile = profile
-        self.label = profile.name
-        self.sandbox = False
-
-    async def connect(self) -> Connection:
-        """The profile as a connection (the network is first touched by the feed)."""
-        profile = self.profile
-        return Connection(
-            profile=profile.name,
-            base_url=profile.base_url,
-            api_key=profile.api_key,
-            api_secret=profile.api_secret,
-            stats_base_url=profile.stats_base_url,
-            sandbox=False,
-            keystore=profile.keystore,
-        )
-
-    async def close(self) -> None:
-        """Nothing to stop."""
-
-
-def connection_from_credentials(
-    document: dict[str, Any], short_name: str = SANDBOX_COMPANY, *, profile: str = SANDBOX_PROFILE
-) -> Connection:
-    """The sandbox connection of one company, from the sandbox's credentials document.
-
-    The company's writer key is used (a reader key cannot trade).
-    """
-    entries = document.get("companies")
-    if not isinstance(entries, list):
-        raise SessionError("the sandbox credentials file lists no companies")
-    chosen = None
-    for entry in entries:
-        if not isinstance(entry, dict) or entry.get("short_name") != short_name:
-            continue
-        if entry.get("role", "writer") == "writer":
-            chosen = entry
-            break
-    if chosen is None:
-        raise SessionError(f"the sandbox credentials file has no writer key for {short_name}")
-    try:
-        base_url = str(document["base_url"])
-        api_key = str(chosen["api_key"])
-        secret = str(chosen["api_secret"])
-    except KeyError as missing:
-        raise SessionError(f"the sandbox credentials file lacks {missing}") from None
-    wallet = chosen.get("wallet_private_key")
-    return Connection(
-        profile=profile,
-        base_url=base_url,
-        api_key=api_key,
-        api_secret=SecretStr(secret),
-        stats_base_url=str(document.get("stats_base_url") or base_url),
-        sandbox=True,
-        company_id=chosen.get("id"),
-        short_name=short_name,
-        wallet_key=SecretStr(str(wallet)) if wallet else None,
-    )
-
-
-def read_credentials_file(path: Path) -> dict[str, Any]:
-    """The credentials document, or a `SessionError` saying what is wrong with the file."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise SessionError(f"no sandbox credentials at {path}") from None
-    except (OSError, ValueError):
-        raise SessionError(f"{path} is not a readable credentials file") from None
-    if not isinstance(data, dict):
-        raise SessionError(f"{path} is not a credentials document")
-    return data
-
-
-async def answers_status(base_url: str, wait_s: float = 2.0) -> bool:
-    """Whether a sandbox (or venue) answers ``GET /v1/status`` at ``base_url``."""
-    try:
-        async with httpx.AsyncClient(base_url=base_url, timeout=wait_s) as client:
-            response = await client.get("/v1/status")
-    except httpx.HTTPError:
-        return False
-    return response.status_code == 200
-
-
-async def listening(base_url: str, wait_s: float = 2.0) -> bool:
-    """Whether anything accepts a TCP connection at ``base_url``'s host and port.
-
-    How an attached sandbox is watched: no request is made, so the watch costs no rate limit
-    and writes nothing to the sandbox's log.
-    """
-    url = httpx.URL(base_url)
-    if not url.host:
-        return False
-    try:
-        async with asyncio.timeout(wait_s):
-            _reader, writer = await asyncio.open_connection(url.host, url.port or 80)
-    except (OSError, TimeoutError):
-        return False
-    writer.close()
-    with contextlib.suppress(OSError):
-        await writer.wait_closed()
-    return True
 
 
 class SandboxConnector:
@@ -216,8 +77,9 @@ class SandboxConnector:
 
     Once connected it is `Supervised` (see module docs): its own child is restarted on the
     same database with the same arguments when it dies (pauses and cap: ``policy``); an
-    attached sandbox, another process's, is only looked for again (``policy.probe_s``).
-    ``connection`` is always the latest way in.
+    attached sandbox, another process's, is looked for again (``policy.probe_s``) while its
+    owner lives, and started here once the owner is gone (or on f5). ``connection`` is always
+    the latest way in; ``attached`` says whether the sandbox is another process's right now.
     """
 
     def __init__(
@@ -243,6 +105,9 @@ class SandboxConnector:
         self._restarts = RestartLog(self.policy)
         self._events = SessionEvents()
         self._retry = asyncio.Event()
+        self._retry_asked = False
+        self._owner_pid: int | None = None
+        """The desk that owns the attached sandbox, as its credentials file said."""
         self._watch: asyncio.Task[None] | None = None
 
     @property
@@ -264,10 +129,9 @@ class SandboxConnector:
         if attached is not None:
             self.attached = True
             self.connection = attached
-            self._watch = asyncio.create_task(self._watch_attached(), name="sandbox-watch")
-            return attached
-        self.connection = await self._start()
-        self._watch = asyncio.create_task(self._supervise(), name="sandbox-supervisor")
+        else:
+            self.connection = await self._start()
+        self._watch = asyncio.create_task(self._follow(), name="sandbox-watch")
         return self.connection
 
     def events(self) -> SessionEvents:
@@ -275,7 +139,9 @@ class SandboxConnector:
         return self._events
 
     def retry_now(self) -> None:
-        """Cut the pause before the next restart (or attach) short; after giving up, start over."""
+        """Cut the pause before the next restart short (after giving up: start over); while an
+        attached sandbox is down, start it here now instead of waiting for its owner."""
+        self._retry_asked = True
         self._retry.set()
 
     async def close(self) -> None:
@@ -290,7 +156,17 @@ class SandboxConnector:
             await child.stop()
         self._events.put(None)
 
-    # -- attached: not ours, only looked for -------------------------------------------------
+    async def _follow(self) -> None:
+        """Follow the sandbox for as long as the session lasts, attached or owned, switching
+        when the owner is gone (this desk takes over) or another desk's sandbox won the race
+        to restart it (this desk attaches)."""
+        while True:
+            if self.attached:
+                await self._follow_attached()
+            else:
+                await self._supervise()
+
+    # -- attached: another desk's, looked for; taken over once its owner is gone ------------
 
     async def _attach(self) -> Connection | None:
         if not self.credentials_path.exists():
@@ -298,19 +174,50 @@ class SandboxConnector:
         with contextlib.suppress(SessionError):
             document = read_credentials_file(self.credentials_path)
             if await answers_status(str(document.get("base_url", ""))):
-                return connection_from_credentials(document, self.short_name)
+                connection = connection_from_credentials(document, self.short_name)
+                self._owner_pid = owner_of(document)[1]
+                return connection
         return None
 
-    async def _watch_attached(self) -> None:
+    def _owner(self) -> Owner:
+        return owner_of({"owner_pid": self._owner_pid})[0]
+
+    async def _follow_attached(self) -> None:
+        """Watch the attached sandbox; when it stops, attach again once it is back, or start
+        it here when its owner is gone (or the trader asks): returns once this desk owns it."""
         assert self.connection is not None
         while True:
             while await listening(self.connection.base_url):
                 await self._pause(self.policy.probe_s)
-            self._events.put(SandboxStopped(self.connection.base_url))
-            while (back := await self._attach()) is None:
+            self._retry_asked = False
+            told = None
+            while True:
+                owner = self._owner()
+                if owner is not told:  # what happens next changed (its desk quit meanwhile)
+                    self._events.put(SandboxStopped(self.connection.base_url, owner))
+                    told = owner
+                if (back := await self._attach()) is not None:
+                    self.connection = back
+                    self._events.put(SandboxReattached(back))
+                    break
+                if (owner is Owner.GONE or self._retry_asked) and await self._take_over():
+                    return
+                self._retry_asked = False
                 await self._pause(self.policy.probe_s)
-            self.connection = back
-            self._events.put(SandboxReattached(back))
+
+    async def _take_over(self) -> bool:
+        """Start the sandbox here, on the same database; False when it would not start (its
+        owner or another desk got there first: the database's lock)."""
+        try:
+            connection = await self._start()
+        except SessionError:
+            self.child = None
+            return False
+        self.attached = False
+        self.connection = connection
+        self._restarts.reset()
+        self._events.put(SandboxTakenOver(connection))
+        return True
 
     # -- our own child: restarted ------------------------------------------------------------
 
@@ -326,14 +233,18 @@ class SandboxConnector:
             str(self.db_path),
             "--credentials",
             str(self.credentials_path),
+            "--exit-with-parent",
             *self.extra_args,
         ]
 
     async def _start(self) -> Connection:
-        """Start the child, wait until it is ready and answers; its connection."""
-        # A stale file from a previous run must not be mistaken for the new server's.
-        with contextlib.suppress(FileNotFoundError):
-            self.credentials_path.unlink()
+        """Start the child, wait until it is ready and answers; its connection.
+
+        The credentials file is read only after the ready line, which the sandbox prints once
+        it has written the file: a stale one is never mistaken for the new server's. It is not
+        removed first either: a child that cannot start because another sandbox serves the
+        database must not take that sandbox's file away.
+        """
         child = SandboxChild(self._command(), self.log_path)
         self.child = child  # from now on `close` stops it, whatever happens below
         try:
@@ -353,7 +264,11 @@ class SandboxConnector:
         return connection
 
     async def _supervise(self) -> None:
-        """Wait for the child to exit; restart it; say what happened; give up past the cap."""
+        """Wait for the child to exit; restart it; say what happened; give up past the cap.
+
+        Returns when, instead, another desk's sandbox now serves the database (it restarted
+        first): this desk attaches to it.
+        """
         while True:
             child = self.child
             assert child is not None
@@ -367,6 +282,10 @@ class SandboxConnector:
                 self._restarts.reset()
             else:
                 await self._pause(delay)
+            if (back := await self._attach()) is not None:
+                self.child, self.attached, self.connection = None, True, back
+                self._events.put(SandboxReattached(back))
+                return
             try:
                 connection = await self._start()
             except SessionError:

@@ -10,8 +10,16 @@ otherwise spin).
 
 What happens is told to the desk as `SessionEvent`s through `SessionEvents`: the session went
 down (`SessionDown`: `ChildDied`, `ChildGaveUp`, `SandboxStopped`) or is back (`SessionBack`:
-`ChildRestarted`, `SandboxReattached`, with the new `Connection`). A connector that tells them
-is `Supervised`; `tui.desk.session.SandboxConnector` is the one that does.
+`ChildRestarted`, `SandboxReattached`, `SandboxTakenOver`, with the new `Connection`). A
+connector that tells them is `Supervised`; `tui.desk.session.SandboxConnector` is the one that
+does.
+
+A sandbox another desk started (its child, ``--exit-with-parent``) names that desk in its
+credentials file (``owner_pid``). When it stops, `tui.desk.probes.owner_of` says whether its
+desk is still there to restart it (`Owner.ALIVE`: wait for it), gone (`Owner.GONE`: this desk
+starts the sandbox itself, on the same database) or unknown (`Owner.UNKNOWN`, a sandbox started
+by hand: wait, and f5 starts it here). The sandbox's own database lock settles a race between
+two desks starting it.
 """
 
 from __future__ import annotations
@@ -27,8 +35,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from tui.desk.probes import Owner
+
 if TYPE_CHECKING:
-    from tui.desk.session import Connection
+    from tui.desk.connection import Connection
 
 __all__ = [
     "ChildDied",
@@ -40,6 +50,7 @@ __all__ = [
     "SandboxChild",
     "SandboxReattached",
     "SandboxStopped",
+    "SandboxTakenOver",
     "SessionBack",
     "SessionDown",
     "SessionEvent",
@@ -165,14 +176,22 @@ class ChildGaveUp(SessionDown):
 
 @dataclass(frozen=True)
 class SandboxStopped(SessionDown):
-    """The sandbox this desk attached to (another process's) stopped; it is looked for again."""
+    """The sandbox this desk attached to (another process's) stopped; it is looked for again.
+
+    ``owner`` says what happens next: its desk restarts it (ALIVE), this desk starts it itself
+    (GONE), or nobody will unless the trader presses f5 (UNKNOWN, and ALIVE too when its desk
+    gave up).
+    """
 
     base_url: str
+    owner: Owner = Owner.UNKNOWN
 
     @property
     def text(self) -> str:
-        """The header's words: not ours to restart, so no promise of a restart."""
-        return "sandbox stopped"
+        """The header's words (at most 40 characters): what happens next, and the way out."""
+        if self.owner is Owner.GONE:
+            return "sandbox's desk quit: starting it here"
+        return "sandbox stopped (f5: start it here)"
 
 
 @dataclass(frozen=True)
@@ -192,7 +211,15 @@ class SandboxReattached(SessionBack):
     """The attached sandbox answers again (perhaps restarted by its owner on another port)."""
 
 
-SessionEvent = ChildDied | ChildGaveUp | SandboxStopped | ChildRestarted | SandboxReattached
+@dataclass(frozen=True)
+class SandboxTakenOver(SessionBack):
+    """The attached sandbox's desk was gone (or the trader pressed f5): this desk started the
+    sandbox itself on the same database, and now owns it (restarts it when it dies)."""
+
+
+SessionEvent = (
+    ChildDied | ChildGaveUp | SandboxStopped | ChildRestarted | SandboxReattached | SandboxTakenOver
+)
 """Everything a supervised connector tells the desk."""
 
 

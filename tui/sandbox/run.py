@@ -8,6 +8,15 @@ client on this machine connects to. SIGINT and SIGTERM stop it gracefully.
 With ``--faults`` the sandbox clock runs skewed from the start, and the other faults are
 switched on once the server has answered its own readiness check (which must not be the one
 request a drop or a 500 hits); the spec in force is printed to stderr.
+
+One database, one sandbox: the sandbox holds an exclusive lock on ``<db>.lock`` while it runs (the
+kernel drops it when the process dies, however it dies), and a second sandbox on the same
+database exits at once with `EXIT_DB_IN_USE`, naming the pid that holds it. The credentials file
+also says which process serves (``sandbox_pid``) and, with ``--exit-with-parent``, which desk owns
+it (``owner_pid``): a desk attached to another desk's sandbox reads it to know whether the owner
+is still there to restart it. ``--exit-with-parent`` makes the sandbox stop (gracefully, as on
+SIGTERM) as soon as the process that started it is gone, even SIGKILLed: a desk's child never
+outlives its desk.
 """
 
 from __future__ import annotations
@@ -15,7 +24,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+import signal
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,7 +41,21 @@ from tui.sandbox.engine.exchange import Exchange
 from tui.sandbox.faults import FaultInjector, FaultSpec, fault_clock
 from tui.sandbox.http.hosting import SandboxServer, serve, url_host
 
-__all__ = ["SandboxOptions", "connect_host", "prepare_files", "run_sandbox", "server_options"]
+__all__ = [
+    "EXIT_DB_IN_USE",
+    "SandboxOptions",
+    "connect_host",
+    "hold_database",
+    "prepare_files",
+    "run_sandbox",
+    "server_options",
+    "watch_parent",
+]
+
+EXIT_DB_IN_USE = 3
+"""The exit code of a sandbox whose database another sandbox is serving."""
+PARENT_CHECK_S = 0.25
+"""How often ``--exit-with-parent`` looks whether the parent is still there."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +84,8 @@ class SandboxOptions:
     log_level: str = "warning"
     faults: FaultSpec | None = None
     trusted_proxies: tuple[str, ...] = ()
+    exit_with_parent: bool = False
+    """Stop as soon as the process that started this one is gone (a desk's child)."""
 
 
 def connect_host(host: str) -> str:
@@ -113,13 +141,80 @@ def server_options(options: SandboxOptions) -> dict[str, Any]:
     }
 
 
+class DatabaseInUse(Exception):
+    """Another sandbox holds the database's lock; the message names its pid when known."""
+
+
+def hold_database(db_path: Path) -> Any:
+    """Take the database's exclusive lock for as long as the returned file stays open.
+
+    `DatabaseInUse` when another process holds it. Where there is no ``fcntl`` (Windows) no
+    lock is taken.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        return None
+    lock_path = db_path.with_name(db_path.name + ".lock")
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    handle = os.fdopen(fd, "r+", encoding="ascii")
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = handle.read().strip()
+        handle.close()
+        who = f" (pid {holder})" if holder.isdigit() else ""
+        raise DatabaseInUse(f"{db_path} is in use by another sandbox{who}") from None
+    handle.seek(0)
+    handle.truncate()
+    handle.write(str(os.getpid()))
+    handle.flush()
+    return handle
+
+
+def watch_parent(
+    parent_pid: int, stop: threading.Event, check_s: float = PARENT_CHECK_S
+) -> threading.Thread:
+    """A daemon thread that sends this process SIGTERM once ``parent_pid`` is no longer its
+    parent (it died and the process was handed to another), or ``stop`` is set."""
+
+    def watch() -> None:
+        while not stop.wait(check_s):
+            if os.getppid() != parent_pid:
+                os.kill(os.getpid(), signal.SIGTERM)
+                return
+
+    thread = threading.Thread(target=watch, name="exit-with-parent", daemon=True)
+    thread.start()
+    return thread
+
+
 def run_sandbox(options: SandboxOptions) -> int:
-    """Serve the sandbox until SIGINT/SIGTERM; the process exit code."""
+    """Serve the sandbox until SIGINT/SIGTERM (or, with ``exit_with_parent``, until the parent
+    is gone); the process exit code."""
     logging.basicConfig(
         level=options.log_level.upper(),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    parent_pid = os.getppid()
+    stop_watching = threading.Event()
+    if options.exit_with_parent:
+        watch_parent(parent_pid, stop_watching)
     db_path, credentials_path = prepare_files(options)
+    try:
+        lock = hold_database(db_path)
+    except DatabaseInUse as error:
+        print(f"sandbox: {error}", file=sys.stderr, flush=True)
+        return EXIT_DB_IN_USE
+    try:
+        return _serve(options, db_path, credentials_path, parent_pid)
+    finally:
+        stop_watching.set()
+        if lock is not None:
+            lock.close()
+
+
+def _serve(options: SandboxOptions, db_path: Path, credentials_path: Path, parent_pid: int) -> int:
     clock = fault_clock(options.faults)
     exchange = _open_exchange(options, db_path, clock)
 
@@ -127,7 +222,10 @@ def run_sandbox(options: SandboxOptions) -> int:
         import httpx
 
         base_url = f"http://{url_host(connect_host(options.host))}:{server.port}"
-        write_credentials(credentials_path, credentials_document(base_url, exchange.credentials()))
+        document = credentials_document(base_url, exchange.credentials())
+        document["sandbox_pid"] = os.getpid()
+        document["owner_pid"] = parent_pid if options.exit_with_parent else None
+        write_credentials(credentials_path, document)
         async with httpx.AsyncClient(base_url=base_url, timeout=10) as client:
             response = await client.get("/v1/status")
             response.raise_for_status()

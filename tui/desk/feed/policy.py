@@ -10,10 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from tui.api.lifecycle import clearing_is_final
-from tui.api.models import RFQ, Quote, RFQStatus
+from tui.api.models import RFQStatus
 from tui.desk.messages import PaneAge, Topic
+
+if TYPE_CHECKING:
+    from tui.api.models import RFQ, Quote
 
 TAB_TOPICS: dict[str, set[Topic]] = {
     "trade": {Topic.RFQS_RECEIVED, Topic.QUOTES_SENT, Topic.QUOTES_RECEIVED},

@@ -7,9 +7,12 @@ waits for it rather than letting cheaper polls starve it.
 
 Results leave as messages (`tui.desk.messages`) through ``post``: each topic's snapshot, then
 how fresh every pane now is (`FreshnessChanged`). A failure becomes a `PollFailed` (the pane is
-marked stale, the desk says so once per streak) and never an exception. A topic never has two
-polls in flight. In tests the scheduler need not run at all: ``await feed.refresh(...)`` and
-``await feed.refresh_all()`` poll on demand, deterministically.
+marked stale, the desk says so once per streak) and never an exception. A failing topic backs
+off (its interval doubles with each failure in a row, up to a cap) and, once any poll gets
+through again, every failing topic polls at once: the desk resumes by itself. A kick (f5, an
+action) polls now, backoff or not. While the venue cannot be reached, every pane is stale. A
+topic never has two polls in flight. In tests the scheduler need not run at all:
+``await feed.refresh(...)`` and ``await feed.refresh_all()`` poll on demand, deterministically.
 
 What polls fast follows the tab on screen (`Feed.show_tab`) and what the polls show: an open
 RFQ of mine, a trade in clearing (`tui.desk.feed.policy`). Money moves show at once: when a
@@ -48,6 +51,7 @@ from tui.desk.feed.topics import (
     MONEY_FOLLOW_UP_S,
     MONEY_TOPICS,
     SPECS,
+    backoff_s,
     money_moved,
     stale_after,
 )
@@ -102,6 +106,8 @@ class Feed:
         self._booked: set[str] = set()
         self._inflight: set[Topic] = set()
         self._pending: dict[Topic, int] = {}
+        self._failures: dict[Topic, int] = {}
+        """Failed polls in a row, per topic: how far its next poll is put off (`backoff_s`)."""
         self._tasks: set[asyncio.Task[bool]] = set()
         self._stopped = asyncio.Event()
         self.topics: tuple[Topic, ...] = tuple(
@@ -171,9 +177,18 @@ class Feed:
         spec = SPECS[topic]
         return spec.hot_s if topic in self.hot else spec.cold_s
 
+    def wait_s(self, topic: Topic) -> float:
+        """Seconds from one poll of ``topic`` to the next: its interval, backed off while its
+        polls fail (see `tui.desk.feed.topics.backoff_s`); a kick polls at once regardless."""
+        return backoff_s(self.interval(topic), self._failures.get(topic, 0))
+
     def is_stale(self, topic: Topic, now: datetime) -> bool:
-        """Whether a topic's data is older than it should be (or failed, or never came)."""
-        if topic in self.failing:
+        """Whether a topic's data is older than it should be (or failed, or never came).
+
+        While the venue cannot be reached at all, everything it said is stale: a topic whose
+        own poll has not failed yet only has not asked since.
+        """
+        if topic in self.failing or self.connection is ConnectionState.DISCONNECTED:
             return True
         last = self.last_ok.get(topic)
         if last is None:
@@ -227,7 +242,7 @@ class Feed:
             if topic in self._inflight:
                 continue
             last = self._last_run.get(topic)
-            interval = self.interval(topic)
+            interval = self.wait_s(topic)
             if topic in self._kicked or last is None:
                 overdue = float("inf")
             elif now - last >= interval:
@@ -335,7 +350,10 @@ class Feed:
             self._pending.pop(topic, None)
             self.post(BudgetChanged(self.budget.used(), BUDGET_TOKENS))
         self.failing.pop(topic, None)
+        self._failures.pop(topic, None)
         self.last_ok[topic] = self.clock()
+        if self.connection is not ConnectionState.CONNECTED:
+            self._resume()
         self._set_connection(ConnectionState.CONNECTED, "")
         self._news.polled(topic)
         self._watch_money(topic)
@@ -370,9 +388,16 @@ class Feed:
         elif any(moved[record] not in self._booked for record in fresh):
             self.kick(*MONEY_TOPICS)
 
+    def _resume(self) -> None:
+        """The venue answers again: what was failing polls now, not when its backoff ends."""
+        self._kicked.update(self.failing)
+        self._kicked.update(self._failures)
+        self._failures.clear()
+
     def _failed(self, topic: Topic, error: Exception) -> None:
         text = str(error) or type(error).__name__
         self.failing[topic] = text
+        self._failures[topic] = self._failures.get(topic, 0) + 1
         self.post(PollFailed(topic, text, self.clock(), self._news.failed(topic)))
         if isinstance(error, AuthError):
             self._set_connection(ConnectionState.DISCONNECTED, "the venue refused the API key")

@@ -147,3 +147,19 @@ charged per page) grow with it.
 def stale_after(spec: PollSpec, hot: bool) -> float:
     """Seconds after which a topic's data counts as stale: three missed polls, plus slack."""
     return 3 * (spec.hot_s if hot else spec.cold_s) + 2.0
+
+
+BACKOFF_CAP_S = 30.0
+"""The longest a failing topic waits between polls: the venue is asked at least this often."""
+
+
+def backoff_s(interval_s: float, failures: int) -> float:
+    """Seconds before the next poll of a topic whose last ``failures`` polls failed in a row.
+
+    The interval doubles with each failure, up to `BACKOFF_CAP_S` (never below the interval
+    itself): a venue that is down or refusing is not hammered, and one that answers again is
+    found within the cap by every topic, at once by all of them once one poll gets through.
+    """
+    if failures <= 0:
+        return interval_s
+    return max(interval_s, min(interval_s * 2 ** min(failures, 16), BACKOFF_CAP_S))

@@ -4,6 +4,9 @@ A maker's last look shows its countdown (and blinks, once a second on the venue'
 frozen test clock gives a still picture); a deposit approval shows its deadline. The keys that
 answer are named: ``g`` then ``a``/``r`` or ``p``, which work wherever the focus is (the app
 takes ``g`` before a text field can while something waits). Hidden while nothing waits.
+
+While the trades in clearing are stale (the venue is down, or their polls fail) the countdown
+carries the stale mark and the data's age: the trade may have moved on without the desk seeing.
 """
 
 from __future__ import annotations
@@ -11,17 +14,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
-from textual.widgets import Static
-
 from tui.desk.book import DeskBook
 from tui.desk.clearing import NextStep
+from tui.desk.messages import PaneAge
 from tui.desk.widgets.common import fmt
+from tui.desk.widgets.live_text import LiveText
+from tui.desk.widgets.portfolio_header import stale_mark
 
 URGENT = timedelta(seconds=10)
 """Under this much time left, the countdown turns to the error colour."""
+CLEARING_PANE = "clearing"
+"""The status bar's pane whose freshness is that of the trades waiting here."""
 
 
-class Attention(Static):
+class Attention(LiveText):
     """The most urgent trade waiting for me, with its countdown (see module docs)."""
 
     def __init__(
@@ -30,6 +36,15 @@ class Attention(Static):
         super().__init__("", id=id)
         self.book = book
         self.clock = clock
+        self.freshness: PaneAge | None = None
+
+    def show_freshness(self, ages: tuple[PaneAge, ...]) -> None:
+        """The feed's pane ages: the trades in clearing's marks the countdown stale or not."""
+        freshness = next((age for age in ages if age.pane == CLEARING_PANE), None)
+        changed = stale_mark(freshness) != stale_mark(self.freshness)
+        self.freshness = freshness
+        if changed and self.is_mounted:
+            self.tick()
 
     def on_mount(self) -> None:
         """Hidden until something waits; the countdown ticks every second."""
@@ -49,6 +64,8 @@ class Attention(Static):
         urgent = trade.deadline is not None and trade.deadline - now < URGENT
         tone = "$error" if urgent else "$needs-action"
         more = f" +{len(waiting) - 1}" if len(waiting) > 1 else ""
+        if mark := stale_mark(self.freshness):
+            more = f"{more} {mark}"
         if trade.next_step is NextStep.LAST_LOOK:
             head = f"[b]LAST LOOK[/b] [b {tone}]{left}[/]{more}"
             keys = "g a accept · g r reject"

@@ -5,18 +5,27 @@ every tab. Every figure on it is in USDC: greeks in units of an underlying (delt
 SOL ...) cannot be added across underlyings, so the header shows dollar greeks only and the
 per-underlying greeks are on the Pools tab, next to the positions. `HEADER_FIGURES` says what
 each figure is (the help shows it).
+
+While the summary is stale (the venue is down, its polls fail, or it stopped coming) every figure
+is drawn in the stale colour behind a ``STALE 12s`` mark with the data's age, exactly like the
+status bar's pane marks; the figures come back in their own colours with the next fresh answer.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from tui.api.models import PortfolioSummary
-from tui.desk.messages import ConnectionState
+from tui.desk.messages import ConnectionState, PaneAge
 from tui.desk.widgets.common import fmt
+from tui.desk.widgets.live_text import LiveText
+
+if TYPE_CHECKING:
+    from tui.api.models import PortfolioSummary
 
 _STATE_TONE = {
     ConnectionState.CONNECTING: "$warning",
@@ -53,14 +62,31 @@ HEADER_FIGURES: tuple[tuple[str, str], ...] = (
 
 SEPARATOR = " [$text-muted]·[/] "
 """Between two figures: a visible mark, so no label runs into the figure before it."""
+SUMMARY_PANE = "book"
+"""The status bar's pane whose freshness is the header's figures' (the portfolio summary)."""
 
 
-def summary_markup(summary: PortfolioSummary | None, two_lines: bool = False) -> str:
+def stale_mark(freshness: PaneAge | None) -> str:
+    """``STALE 12s`` in the stale colour when ``freshness`` says stale, else ""."""
+    if freshness is None or not freshness.stale:
+        return ""
+    return f"[$stale]STALE {fmt.age(freshness.age_s)}[/]"
+
+
+def summary_markup(
+    summary: PortfolioSummary | None, two_lines: bool = False, freshness: PaneAge | None = None
+) -> str:
     """The portfolio line, every figure in USDC and labelled (see `HEADER_FIGURES`); on a
-    narrow terminal the money on one line and the dollar greeks on the next."""
+    narrow terminal the money on one line and the dollar greeks on the next.
+
+    Stale figures (``freshness`` of the summary says so) are all in the stale colour, behind
+    the mark and the age: never read as today's.
+    """
+    mark = stale_mark(freshness)
     if summary is None:
-        return "[$text-muted]portfolio: waiting for the first answer…[/]"
-    upnl_tone = "$bid" if summary.sum_upnl >= 0 else "$ask"
+        waiting = "[$text-muted]portfolio: waiting for the first answer…[/]"
+        return f"{mark} {waiting}" if mark else waiting
+    upnl_tone = "$stale" if mark else "$bid" if summary.sum_upnl >= 0 else "$ask"
     money = SEPARATOR.join(
         (
             f"In pools [b]{fmt.money(summary.sum_balance)}[/b] USDC",
@@ -76,6 +102,8 @@ def summary_markup(summary: PortfolioSummary | None, two_lines: bool = False) ->
             f"Θ/day {fmt.money(summary.sum_theta, signed=True)}",
         )
     )
+    if mark:
+        money, greeks = f"{mark} [$stale]{money}[/]", f"[$stale]{greeks}[/]"
     return f"{money}\n{greeks}" if two_lines else f"{money}{SEPARATOR}{greeks}"
 
 
@@ -87,16 +115,18 @@ class PortfolioHeader(Vertical):
     sandbox: reactive[bool] = reactive(True)
     state: reactive[ConnectionState] = reactive(ConnectionState.CONNECTING)
     detail: reactive[str] = reactive("")
-    summary: reactive[PortfolioSummary | None] = reactive(None)
+    summary: reactive[PortfolioSummary | None] = reactive(None, repaint=False)  # watcher redraws
     two_lines: reactive[bool] = reactive(False)
     """A narrow terminal: the figures take two lines (the desk sets it with the layout)."""
+    freshness: reactive[PaneAge | None] = reactive(None, repaint=False)  # watcher redraws
+    """How old the summary is and whether that is stale (`show_freshness`)."""
 
     def compose(self) -> ComposeResult:
         """Badge, identity, link state; the summary on the second line."""
         with Horizontal(id="header-top"):
             yield Static(" SANDBOX ", id="badge")
             yield Static("", id="identity")
-        yield Static("", id="portfolio")
+        yield LiveText("", id="portfolio")
 
     def watch_sandbox(self, sandbox: bool) -> None:
         """SANDBOX in its own colour; a real venue says LIVE."""
@@ -129,9 +159,20 @@ class PortfolioHeader(Vertical):
         """Redraw the identity line."""
         self._identity()
 
+    def show_freshness(self, ages: tuple[PaneAge, ...]) -> None:
+        """The feed's pane ages (every second): the summary's marks the figures stale or not."""
+        self.freshness = next((age for age in ages if age.pane == SUMMARY_PANE), None)
+
     def watch_summary(self) -> None:
         """Redraw the portfolio line."""
-        self.query_one("#portfolio", Static).update(summary_markup(self.summary, self.two_lines))
+        self.query_one("#portfolio", Static).update(
+            summary_markup(self.summary, self.two_lines, self.freshness)
+        )
+
+    def watch_freshness(self, before: PaneAge | None, after: PaneAge | None) -> None:
+        """Redraw when the stale mark (or the age it shows) changed."""
+        if stale_mark(before) != stale_mark(after):
+            self.watch_summary()
 
     def watch_two_lines(self) -> None:
         """Redraw the portfolio figures on one line or two."""
