@@ -11,6 +11,7 @@ import pytest
 from tests.api.kit import FakeTime, FakeVenue, fail
 from tests.api.kit import records as rec
 from tui.api.budget import TokenBudget
+from tui.api.clock import ServerClock
 from tui.api.endpoints import STATS_PER_IP, STATS_WINDOW_S
 from tui.api.errors import MalformedResponse, RateLimited, ServerError
 from tui.api.models import MarketStats
@@ -108,3 +109,73 @@ async def test_enveloped_record_is_tolerated_and_garbage_is_not(fake_time: FakeT
         assert (await client.stats()).num_markets == 2
         with pytest.raises(MalformedResponse, match="total_volume_24h"):
             await client.stats()
+
+
+# -- the budget follows the stats server's window (the service client's rule) ----------------
+
+
+class _StampedStats:
+    """A stats server on fake time: each request takes ``up_s`` to arrive, is stamped on the
+    server's clock (the fake wall clock plus ``skew_ms``), and answers at once; the answers
+    queued in ``statuses`` (200 by default, 429 with a 3 s reset) come in order."""
+
+    def __init__(self, fake_time: FakeTime, up_s: float, skew_ms: int = 5_000) -> None:
+        self.time, self.up_s, self.skew_ms = fake_time, up_s, skew_ms
+        self.start = fake_time.now
+        self.statuses: list[int] = []
+        self.requests = 0
+
+    def local_ms(self) -> int:
+        """The client's wall clock, in ms, on the same fake time."""
+        return 1_763_726_400_000 + round((self.time.now - self.start) * 1000)
+
+    async def handler(self, request: httpx.Request) -> httpx.Response:
+        self.requests += 1
+        self.time.advance(self.up_s)
+        stamp = {"X-Request-Received-Ms": str(self.local_ms() + self.skew_ms)}
+        if self.statuses and self.statuses.pop(0) == 429:
+            body = {"error": {"code": 5000, "message": "public statistics limit"}}
+            return httpx.Response(
+                429, json=body, headers={**stamp, "X-Rate-Limit-Resets-In-Ms": "3000"}
+            )
+        return httpx.Response(200, json=rec.MARKET_STATS, headers=stamp)
+
+    def client(self) -> StatsClient:
+        return StatsClient(
+            "http://stats.test",
+            httpx.MockTransport(self.handler),
+            sleep=self.time.sleep,
+            monotonic=self.time.clock,
+            clock=ServerClock(local_ms=self.local_ms),
+            rng=random.Random(3),
+        )
+
+
+async def test_a_stats_charge_counts_until_the_server_stamp_plus_the_window(
+    fake_time: FakeTime,
+) -> None:
+    # The request took 2 s to reach the server: the server counts it until 12 s after it was
+    # sent (not 10.25 s after, as a charge kept from the moment of sending would be).
+    server = _StampedStats(fake_time, up_s=2.0)
+    async with server.client() as client:
+        await client.stats()  # learns the server clock (2 s up: +-1 s); a window to pass
+        fake_time.advance(30)
+        sent = fake_time.now
+        await client.stats()
+        fake_time.advance(sent + 11.5 - fake_time.now)
+        assert client.budget.used() == 1
+        fake_time.advance(1.5 + 1.0)  # past the stamp plus the window, the clock's error too
+        assert client.budget.used() == 0
+
+
+async def test_a_stats_429_charges_nothing_and_waits_from_its_stamp(fake_time: FakeTime) -> None:
+    server = _StampedStats(fake_time, up_s=0.0)
+    server.statuses = [200, 429]
+    async with server.client() as client:
+        await client.stats()
+        fake_time.advance(30)
+        start = fake_time.now
+        await client.stats()  # refused once, then read after the server's reset
+        assert fake_time.now - start >= 3
+        assert client.budget.used() == 1  # only the answered request counts
+    assert server.requests == 3

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 from decimal import Decimal
-from typing import Any
+from typing import Any, Literal, get_origin
 
 import pytest
 from pydantic import ValidationError
@@ -35,6 +35,7 @@ from tui.api.models import (
     PerpetualFutureInstrumentInput,
     PortfolioMarginParams,
     Quote,
+    Record,
     RequestPart,
     SettlementPool,
     SimpleMarginParams,
@@ -218,7 +219,8 @@ def test_request_parts_are_strict_subclasses_of_the_records() -> None:
         (SimpleMarginParamsInput, SimpleMarginParams),
     ]:
         assert issubclass(strict, lenient) and issubclass(strict, RequestPart)
-    parts = [c for c in vars(models).values() if isinstance(c, type) and issubclass(c, RequestPart)]
+    public = [getattr(models, name) for name in models.__all__]
+    parts = [c for c in public if isinstance(c, type) and issubclass(c, RequestPart)]
     assert len(parts) > 15
     assert all(part.model_config.get("extra") == "ignore" for part in parts)
     request = _rfq_request({"legs": [{"side": "buy", "instrument": rec.OPTION}]})
@@ -422,3 +424,27 @@ def test_requests_still_refuse_a_null_where_a_value_is_due() -> None:
     assert _locations(caught.value) == {("structure", "legs", 0, "side")}
     with pytest.raises(ValidationError):
         _rfq_request({"legs": [{"side": "buy", "instrument": dict(rec.PERP, underlying=None)}]})
+
+
+def test_every_record_field_with_a_default_reads_null_as_that_default() -> None:
+    # The rule lives in the fields' types (`NullAsDefault`) so that pages stay on pydantic's
+    # JSON path; a new record field with a default must carry it, or a null would fail a page.
+    from tui.api.models.base import NULL_MEANS_DEFAULT, _null_means_default_fields
+
+    public = [getattr(models, name) for name in models.__all__]
+    records = [
+        c
+        for c in public
+        if isinstance(c, type) and issubclass(c, Record) and not issubclass(c, RequestPart)
+    ]
+    assert len(records) > 30
+    for record in records:
+        for name in _null_means_default_fields(record):
+            field = record.model_fields[name]
+            if get_origin(field.annotation) is Literal:
+                continue  # a union's tag: a null tag reads the whole value as UnknownVariant
+            assert NULL_MEANS_DEFAULT in field.metadata, f"{record.__name__}.{name}"
+    # ... and never a request part's: a request's null is dropped before it is read.
+    for part in (c for c in public if isinstance(c, type) and issubclass(c, RequestPart)):
+        for name, field in part.model_fields.items():
+            assert NULL_MEANS_DEFAULT not in field.metadata, f"{part.__name__}.{name}"

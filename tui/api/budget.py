@@ -37,19 +37,38 @@ Time is injectable (a clock in seconds and an async sleep), so tests run instant
 
 from __future__ import annotations
 
-import asyncio
 import math
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tui.api.endpoints import BUDGET_TOKENS, BUDGET_WINDOW_S
 
-__all__ = ["DESK_RESERVE_TOKENS", "Charge", "TokenBudget"]
+if TYPE_CHECKING:
+    from tui.api.clock import ServerClock
+
+__all__ = [
+    "DESK_RESERVE_TOKENS",
+    "Charge",
+    "TokenBudget",
+    "asyncio_sleep",
+    "reset_from_now",
+    "settle_answer",
+]
 
 DESK_RESERVE_TOKENS = 40
 """Tokens of every window that background polling leaves free for the user's own actions."""
+
+
+async def asyncio_sleep(seconds: float) -> None:
+    """`asyncio.sleep`: the default wait of the budget and the clients, with asyncio loaded
+    when something first waits rather than when the client is imported (issue 11)."""
+    import asyncio
+
+    await asyncio.sleep(seconds)
+
 
 _DEFAULT_SLACK_S = 0.25
 _MIN_NAP_S = 0.001
@@ -86,7 +105,7 @@ class TokenBudget:
         *,
         slack_s: float = _DEFAULT_SLACK_S,
         clock: Callable[[], float] = time.monotonic,
-        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        sleep: Callable[[float], Awaitable[None]] = asyncio_sleep,
     ) -> None:
         if tokens <= 0 or window_s <= 0 or slack_s < 0:
             raise ValueError("tokens and window_s must be positive, slack_s not negative")
@@ -259,3 +278,38 @@ class TokenBudget:
         if isinstance(hint, float) and math.isfinite(hint) and hint >= 0:
             wait_s = min(hint / 1000.0, self.window_s + self.slack_s)
         self._blocked_until = max(self._blocked_until, self._clock() + wait_s)
+
+
+def settle_answer(
+    budget: TokenBudget,
+    charge: Charge,
+    clock: ServerClock,
+    stamp: int | None,
+    sent_local_ms: int,
+) -> None:
+    """Re-stamp the charge of an answered request (the module's rule): free when the server's
+    clock passes its stamp plus the window (at most one window from now: it was stamped before
+    the answer). ``stamp`` is the answer's ``X-Request-Received-Ms``, ``clock`` the estimate of
+    the server's clock, ``sent_local_ms`` when the request left (local ms)."""
+    window_s = budget.window_s
+    if stamp is None:
+        budget.answered(charge, window_s)
+        return
+    left = clock.most_ms_between(clock.local_ms(), stamp + round(window_s * 1000))
+    lag = clock.most_ms_between(sent_local_ms, stamp)
+    budget.answered(
+        charge,
+        window_s if left is None else left / 1000,
+        0.0 if lag is None else lag / 1000,
+    )
+
+
+def reset_from_now(clock: ServerClock, resets_in_ms: int | None, stamp: int | None) -> int | None:
+    """A 429's reset, counted from the server's stamp, as ms from now (never longer than the
+    hint itself: the stamp was read before the answer left)."""
+    if resets_in_ms is None or stamp is None:
+        return resets_in_ms
+    left = clock.most_ms_between(clock.local_ms(), stamp + resets_in_ms)
+    if left is None:
+        return resets_in_ms
+    return max(0, min(resets_in_ms, math.ceil(left)))

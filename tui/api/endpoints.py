@@ -10,35 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tui.api.models import (
-    RFQ,
-    AcceptQuoteRequest,
-    AggregatedPosition,
-    Asset,
-    CancelRequest,
-    Company,
-    MakerLastLookRequest,
-    MakerLastLookResponse,
-    NewQuoteRequest,
-    NewRfqRequest,
-    NewSettlementPoolRequest,
-    NewTransferRequest,
-    PermitTemplateRequest,
-    PortfolioSummary,
-    Position,
-    Quote,
-    QuoteAcceptResponse,
-    ReplaceQuoteRequest,
-    Request,
-    SettlementPool,
-    Status,
-    SubmitPermitRequest,
-    SupportedAssetDetails,
-    Trade,
-    Transfer,
-)
+if TYPE_CHECKING:
+    from tui.api.models import Request
 
 __all__ = [
     "BUDGET_TOKENS",
@@ -73,32 +48,54 @@ class Method(StrEnum):
     POST = "POST"
 
 
+def _resolve(ref: Any) -> Any:
+    """A catalogue type: a model named by a string is looked up in `tui.api.models` (loaded
+    then, not when the catalogue is imported); anything else is the type itself."""
+    if isinstance(ref, str):
+        from tui.api import models
+
+        return getattr(models, ref)
+    return ref
+
+
 @dataclass(frozen=True, slots=True)
 class Endpoint:
     """One method+path pair of the trading API.
 
     ``max_limit`` is set for list endpoints (they page); ``writes`` marks calls a ``reader``
     key may not make; ``auth`` is False for the two endpoints that need no signature.
-    ``request`` is the body model of a POST (None: no body). ``response`` is what the
-    ``result`` holds: for a list endpoint the model of one record of a page, otherwise the type
-    of the whole result (a model, ``bool``, or a typing form such as ``dict[str, Any]``).
+    `request` is the body model of a POST (None: no body). `response` is what the ``result``
+    holds: for a list endpoint the model of one record of a page, otherwise the type of the
+    whole result (a model, ``bool``, or a typing form such as ``dict[str, Any]``). The table
+    names models by string (``response_ref``, ``request_ref``), so importing the catalogue
+    builds no model: the client, the sandbox and the desk load a model when they first use it.
     """
 
     name: str
     method: Method
     path: str
     cost: int
-    response: Any
+    response_ref: Any
     max_limit: int | None = None
     filters: tuple[str, ...] = ()
     writes: bool = False
     auth: bool = True
-    request: type[Request] | None = None
+    request_ref: str | None = None
 
     @property
     def pages(self) -> bool:
         """True for a list endpoint: it takes ``limit``/``offset`` and answers a page."""
         return self.max_limit is not None
+
+    @property
+    def response(self) -> Any:
+        """The type of one record of a page (list endpoint) or of the whole ``result``."""
+        return _resolve(self.response_ref)
+
+    @property
+    def request(self) -> type[Request] | None:
+        """The body model of a POST, or None when it takes no body."""
+        return None if self.request_ref is None else _resolve(self.request_ref)
 
 
 def _get(
@@ -112,69 +109,67 @@ def _get(
     return Endpoint(name, Method.GET, path, cost, response, max_limit, filters)
 
 
-def _post(
-    name: str, path: str, request: type[Request] | None, response: Any, cost: int = 20
-) -> Endpoint:
-    return Endpoint(name, Method.POST, path, cost, response, writes=True, request=request)
+def _post(name: str, path: str, request: str | None, response: Any, cost: int = 20) -> Endpoint:
+    return Endpoint(name, Method.POST, path, cost, response, writes=True, request_ref=request)
 
 
 ENDPOINTS: tuple[Endpoint, ...] = (
-    _get("companies", "/v1/companies", 1, Company, 10_000, ("id",)),
-    _get("portfolio_assets", "/v1/portfolio/assets", 1, Asset, 10_000, ("pool",)),
-    _get("portfolio_positions", "/v1/portfolio/positions", 1, Position, 10_000, ("pool",)),
+    _get("companies", "/v1/companies", 1, "Company", 10_000, ("id",)),
+    _get("portfolio_assets", "/v1/portfolio/assets", 1, "Asset", 10_000, ("pool",)),
+    _get("portfolio_positions", "/v1/portfolio/positions", 1, "Position", 10_000, ("pool",)),
     _get(
         "portfolio_aggregated_positions",
         "/v1/portfolio/positions/aggregated",
         10,
-        AggregatedPosition,
+        "AggregatedPosition",
         10_000,
     ),
-    _get("portfolio_trades", "/v1/portfolio/trades", 1, Trade, 10_000, ("pool", "id")),
-    _get("portfolio_summary", "/v1/portfolio/summary", 10, PortfolioSummary),
-    _get("quotes", "/v1/quotes", 1, Quote, 1000, ("id",)),
-    _get("quotes_sent", "/v1/quotes/sent", 1, Quote, 1000, ("id",)),
-    _get("quotes_received", "/v1/quotes/received", 1, Quote, 1000, ("id",)),
-    _post("quotes_new", "/v1/quotes/new", NewQuoteRequest, Quote),
-    _post("quotes_cancel", "/v1/quotes/cancel", CancelRequest, bool),
+    _get("portfolio_trades", "/v1/portfolio/trades", 1, "Trade", 10_000, ("pool", "id")),
+    _get("portfolio_summary", "/v1/portfolio/summary", 10, "PortfolioSummary"),
+    _get("quotes", "/v1/quotes", 1, "Quote", 1000, ("id",)),
+    _get("quotes_sent", "/v1/quotes/sent", 1, "Quote", 1000, ("id",)),
+    _get("quotes_received", "/v1/quotes/received", 1, "Quote", 1000, ("id",)),
+    _post("quotes_new", "/v1/quotes/new", "NewQuoteRequest", "Quote"),
+    _post("quotes_cancel", "/v1/quotes/cancel", "CancelRequest", bool),
     _post("quotes_cancel_all", "/v1/quotes/cancel_all", None, bool),
-    _post("quotes_replace", "/v1/quotes/replace", ReplaceQuoteRequest, Quote),
-    _post("quotes_accept", "/v1/quotes/accept", AcceptQuoteRequest, QuoteAcceptResponse),
+    _post("quotes_replace", "/v1/quotes/replace", "ReplaceQuoteRequest", "Quote"),
+    _post("quotes_accept", "/v1/quotes/accept", "AcceptQuoteRequest", "QuoteAcceptResponse"),
     _post(
         "quotes_maker_last_look",
         "/v1/quotes/maker_last_look",
-        MakerLastLookRequest,
-        MakerLastLookResponse,
+        "MakerLastLookRequest",
+        "MakerLastLookResponse",
     ),
-    _get("rfqs_sent", "/v1/rfqs/sent", 10, RFQ, 1000, ("id", "price")),
-    _get("rfqs_received", "/v1/rfqs/received", 10, RFQ, 1000, ("id", "price")),
-    _post("rfqs_new", "/v1/rfqs/new", NewRfqRequest, RFQ),
-    _post("rfqs_cancel", "/v1/rfqs/cancel", CancelRequest, bool),
-    _get("settlement_pools", "/v1/settlement_pools", 10, SettlementPool, 1000, ("id",)),
+    _get("rfqs_sent", "/v1/rfqs/sent", 10, "RFQ", 1000, ("id", "price")),
+    _get("rfqs_received", "/v1/rfqs/received", 10, "RFQ", 1000, ("id", "price")),
+    _post("rfqs_new", "/v1/rfqs/new", "NewRfqRequest", "RFQ"),
+    _post("rfqs_cancel", "/v1/rfqs/cancel", "CancelRequest", bool),
+    _get("settlement_pools", "/v1/settlement_pools", 10, "SettlementPool", 1000, ("id",)),
     _post(
         "settlement_pools_new",
         "/v1/settlement_pools/new",
-        NewSettlementPoolRequest,
-        SettlementPool,
+        "NewSettlementPoolRequest",
+        "SettlementPool",
     ),
-    _get("transfers", "/v1/transfers", 1, Transfer, 10_000, ("pool", "id")),
-    _post("transfers_new", "/v1/transfers/new", NewTransferRequest, Transfer),
+    _get("transfers", "/v1/transfers", 1, "Transfer", 10_000, ("pool", "id")),
+    _post("transfers_new", "/v1/transfers/new", "NewTransferRequest", "Transfer"),
     # The template only reads (it signs nothing and moves nothing), hence cost 1, but it is a
     # POST that prepares a write, so a reader key may not ask for one either.
     _post(
         "transfers_permit_template",
         "/v1/transfers/permit/template",
-        PermitTemplateRequest,
+        "PermitTemplateRequest",
         dict[str, Any],
         cost=1,
     ),
-    _post("transfers_permit", "/v1/transfers/permit", SubmitPermitRequest, bool),
-    Endpoint("status", Method.GET, "/v1/status", 1, Status, auth=False),
+    _post("transfers_permit", "/v1/transfers/permit", "SubmitPermitRequest", bool),
+    Endpoint("status", Method.GET, "/v1/status", 1, "Status", auth=False),
     Endpoint(
         "supported_assets",
         Method.GET,
         "/v1/metadata/supported_assets",
         1,
-        dict[str, list[SupportedAssetDetails]],
+        "SupportedAssets",
         filters=("verified",),
         auth=False,
     ),

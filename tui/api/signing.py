@@ -13,9 +13,12 @@ import hashlib
 import hmac
 import time
 from collections.abc import Callable, Generator
+from typing import TYPE_CHECKING, Any
 
 import httpx
-from pydantic import SecretStr
+
+if TYPE_CHECKING:
+    from pydantic import SecretStr
 
 __all__ = [
     "KEY_HEADER",
@@ -37,7 +40,9 @@ SIGNATURE_HEADER = "X-Service-Signature"
 
 
 def _secret_key(api_secret: str | SecretStr) -> bytes:
-    raw = api_secret.get_secret_value() if isinstance(api_secret, SecretStr) else api_secret
+    # Duck-typed: importing pydantic's SecretStr here would cost the client's import ~20 ms.
+    reveal = getattr(api_secret, "get_secret_value", None)
+    raw: Any = reveal() if callable(reveal) else api_secret
     try:
         return bytes.fromhex(raw.strip())
     except (ValueError, AttributeError):
@@ -127,6 +132,8 @@ class ServiceAuth(httpx.Auth):
         api_secret: str | SecretStr,
         timestamp_ms: Callable[[], int] = system_time_ms,
     ) -> None:
+        from pydantic import SecretStr  # at first use, not at import (see `_secret_key`)
+
         _secret_key(api_secret)  # fail early, and clearly, on a malformed secret
         self.api_key = api_key
         self._secret = (

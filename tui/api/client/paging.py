@@ -2,8 +2,9 @@
 
 Which endpoints page, what their records are and which filters they take all come from the
 catalogue (`Endpoint.pages`, `Endpoint.response`, `Endpoint.filters`). A page's adapter is built
-the first time that endpoint is read and kept. Further pages are asked with the caller's
-filters plus the ``next_page`` values, sent back exactly as the server gave them.
+the first time that endpoint is read and kept, and reads the page straight from its bytes
+(`tui.api.client.wire.parse_json`). Further pages are asked with the caller's filters plus the
+``next_page`` values, sent back exactly as the server gave them.
 """
 
 from __future__ import annotations
@@ -12,13 +13,14 @@ from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from tui.api.client.transport import Sender
-from tui.api.client.wire import encode_query, endpoint_label, parse
+from tui.api.client.wire import encode_query, endpoint_label, parse_json
 from tui.api.endpoints import Endpoint, endpoint_named
 from tui.api.errors import InvalidArgument, MalformedResponse
-from tui.api.models import Page
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
+
+    from tui.api.models import Page
 
 __all__ = ["check_paging", "fetch_page", "iterate", "page_adapter"]
 
@@ -31,7 +33,10 @@ def page_adapter(endpoint: Endpoint) -> TypeAdapter[Page[Any]]:
     if adapter is None:
         if not endpoint.pages:
             raise ValueError(f"{endpoint.name} is not a list endpoint")
-        from pydantic import TypeAdapter  # loaded with the first adapter, not at import
+        # Loaded with the first adapter, not at import.
+        from pydantic import TypeAdapter
+
+        from tui.api.models import Page
 
         record = endpoint.response
         adapter = TypeAdapter(Page[record])  # type: ignore[valid-type]
@@ -64,7 +69,7 @@ def check_paging(endpoint: Endpoint, limit: Any, offset: Any) -> None:
 async def fetch_page(sender: Sender, endpoint: Endpoint, params: Mapping[str, Any]) -> Page[Any]:
     """One page of a list endpoint, its records read as the catalogue's record type."""
     reply = await sender.call(endpoint, params=params)
-    return parse(page_adapter(endpoint), reply.data, endpoint_label(endpoint))
+    return parse_json(page_adapter(endpoint), reply.content, reply.label)
 
 
 def _list_endpoint(name: str) -> Endpoint:

@@ -10,51 +10,53 @@ the catalogue's response type says (a page of records for a list endpoint, see
 
 from __future__ import annotations
 
-import asyncio
 import random
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractContextManager
-from typing import Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import httpx
-from pydantic import SecretStr
 
-from tui.api.budget import DESK_RESERVE_TOKENS, TokenBudget
+from tui.api.budget import DESK_RESERVE_TOKENS, TokenBudget, asyncio_sleep
 from tui.api.client import paging
 from tui.api.client.retry import RetryPolicy
 from tui.api.client.transport import CallInfo, Sender, keeping_free
 from tui.api.client.wire import request_body
 from tui.api.clock import ServerClock
 from tui.api.endpoints import endpoint_named
-from tui.api.models import (
-    RFQ,
-    AcceptQuoteRequest,
-    AggregatedPosition,
-    Asset,
-    Company,
-    MakerLastLookRequest,
-    MakerLastLookResponse,
-    NewQuoteRequest,
-    NewRfqRequest,
-    NewSettlementPoolRequest,
-    NewTransferRequest,
-    Page,
-    PermitTemplateRequest,
-    PortfolioSummary,
-    Position,
-    Quote,
-    QuoteAcceptResponse,
-    ReplaceQuoteRequest,
-    Request,
-    SettlementPool,
-    Status,
-    SubmitPermitRequest,
-    SupportedAssetDetails,
-    Trade,
-    Transfer,
-)
 from tui.api.signing import ServiceAuth
+
+if TYPE_CHECKING:
+    from pydantic import SecretStr
+
+    from tui.api.models import (
+        RFQ,
+        AcceptQuoteRequest,
+        AggregatedPosition,
+        Asset,
+        Company,
+        MakerLastLookRequest,
+        MakerLastLookResponse,
+        NewQuoteRequest,
+        NewRfqRequest,
+        NewSettlementPoolRequest,
+        NewTransferRequest,
+        Page,
+        PermitTemplateRequest,
+        PortfolioSummary,
+        Position,
+        Quote,
+        QuoteAcceptResponse,
+        ReplaceQuoteRequest,
+        Request,
+        SettlementPool,
+        Status,
+        SubmitPermitRequest,
+        SupportedAssetDetails,
+        Trade,
+        Transfer,
+    )
 
 __all__ = ["ServiceClient"]
 
@@ -85,7 +87,7 @@ class ServiceClient:
         max_rate_limit_waits: int = 3,
         backoff_base_s: float = 0.25,
         backoff_cap_s: float = 4.0,
-        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        sleep: Callable[[float], Awaitable[None]] = asyncio_sleep,
         rng: random.Random | None = None,
         on_call: Callable[[CallInfo], None] | None = None,
         monotonic: Callable[[], float] = time.monotonic,

@@ -1,11 +1,12 @@
-"""Sending one call of the trading API: budget, signing, clock, retries, notification, decoding.
+"""Sending one call of the trading API: budget, signing, clock, retries, notification.
 
 `Sender` owns the httpx connection pool of one `ServiceClient`. For every call it waits for
 the request tokens in the shared `TokenBudget` (leaving the task's `keeping_free` reserve),
 signs with `ServiceAuth` on the server-corrected `ServerClock` (which learns from every
 response's ``X-Request-Received-Ms``), sends the body as the exact bytes that were signed,
 reports each HTTP exchange as a `CallInfo`, lets `RetryPolicy` decide what a failure leads to,
-and decodes the JSON envelope of the answer.
+and hands back the 200 answer's body as it came (`Reply`): a page is read straight from its
+bytes (`tui.api.client.paging`), anything else through its JSON (`read_result`).
 
 The budget hears how every attempt went, on the server's terms (`tui.api.budget` has the
 rule): an answer re-stamps its charge with the answer's ``X-Request-Received-Ms``, a 429
@@ -14,24 +15,22 @@ refunds it and blocks until the server's reset counted from that stamp, no answe
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import math
 import random
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from tui.api.budget import DESK_RESERVE_TOKENS, Charge, TokenBudget
+from tui.api.budget import DESK_RESERVE_TOKENS, TokenBudget, reset_from_now, settle_answer
+from tui.api.client.connections import connection_pool
 from tui.api.client.retry import Action, RetryPolicy, Tries, outcome_of
 from tui.api.client.wire import (
     Reply,
-    decode_answer,
     encode_body,
     encode_query,
     endpoint_label,
@@ -46,8 +45,10 @@ from tui.api.errors import (
     error_from_response,
     transport_error,
 )
-from tui.api.models import Request
 from tui.api.signing import ServiceAuth
+
+if TYPE_CHECKING:
+    from tui.api.models import Request
 
 __all__ = ["CallInfo", "Sender", "keeping_free"]
 
@@ -123,16 +124,18 @@ class Sender:
         self.last_call: CallInfo | None = None
         self._sleep = sleep
         self._rng = rng
+        import asyncio  # not at import: a client is made where a loop runs (issue 11)
+
         self._sync_lock = asyncio.Lock()
         self._sync_generation = 0
-        self._http = httpx.AsyncClient(
-            base_url=base_url,
+        self._http = connection_pool(
+            base_url,
             transport=transport,
             timeout=timeout,
+            headers={"accept": "application/json"},
             # Idle connections are dropped before a typical server's 5 s keep-alive ends, so a
             # POST is not written into a socket the server is closing (it could not be resent).
             limits=httpx.Limits(keepalive_expiry=2.0),
-            headers={"accept": "application/json"},
         )
 
     async def aclose(self) -> None:
@@ -166,8 +169,8 @@ class Sender:
     ) -> Reply:
         """Send one call, with as many attempts as `RetryPolicy` allows; the 200 answer's JSON.
 
-        Raises the `ApiError` of the last attempt when the policy gives up, and a
-        `MalformedResponse` (never retried) when a 200 answer is not JSON.
+        Raises the `ApiError` of the last attempt when the policy gives up. The body is read by
+        the caller (a 200 answer that is not JSON is a `MalformedResponse` then, never retried).
         """
         label = endpoint_label(endpoint)
         query = tuple(encode_query(params or {}))
@@ -202,17 +205,17 @@ class Sender:
                     self.clock.observe_header(response.headers.get(RECEIVED_HEADER), sent, received)
                     stamp = read_stamp(response.headers.get(RECEIVED_HEADER))
                     if response.status_code == 200:
-                        self._answered(charge, stamp, sent)
+                        settle_answer(self.budget, charge, self.clock, stamp, sent)
                         self._notify(endpoint, 200, latency, tries.attempt)
-                        return Reply(decode_answer(response, label), sent, received)
+                        return Reply(response.content, sent, received, label)
                     error = error_from_response(response, label)
                     if isinstance(error, RateLimited):
                         # Refused uncharged; whether or not the call goes again, the budget
                         # waits for the server's reset.
                         self.budget.refunded(charge)
-                        self.budget.penalize(self._reset_from_now(error.resets_in_ms, stamp))
+                        self.budget.penalize(reset_from_now(self.clock, error.resets_in_ms, stamp))
                     else:
-                        self._answered(charge, stamp, sent)
+                        settle_answer(self.budget, charge, self.clock, stamp, sent)
                     self._notify(endpoint, response.status_code, latency, tries.attempt)
 
             action = self.policy.decide(endpoint.method, tries, outcome_of(error, signed=signed))
@@ -232,31 +235,6 @@ class Sender:
             elif action is Action.RESYNC_CLOCK:
                 await self._resync_after(generation)
             tries = tries.after(action)
-
-    def _answered(self, charge: Charge, stamp: int | None, sent_local_ms: int) -> None:
-        """Re-stamp the charge of an answered request: free when the server's clock passes its
-        stamp plus the window (at most one window from now: it was stamped before the answer)."""
-        window_s = self.budget.window_s
-        if stamp is None:
-            self.budget.answered(charge, window_s)
-            return
-        left = self.clock.most_ms_between(self.clock.local_ms(), stamp + round(window_s * 1000))
-        lag = self.clock.most_ms_between(sent_local_ms, stamp)
-        self.budget.answered(
-            charge,
-            window_s if left is None else left / 1000,
-            0.0 if lag is None else lag / 1000,
-        )
-
-    def _reset_from_now(self, resets_in_ms: int | None, stamp: int | None) -> int | None:
-        """A 429's reset, counted from the server's stamp, as ms from now (never longer than
-        the hint itself: the stamp was read before the answer left)."""
-        if resets_in_ms is None or stamp is None:
-            return resets_in_ms
-        left = self.clock.most_ms_between(self.clock.local_ms(), stamp + resets_in_ms)
-        if left is None:
-            return resets_in_ms
-        return max(0, min(resets_in_ms, math.ceil(left)))
 
     async def single(
         self,

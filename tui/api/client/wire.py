@@ -2,8 +2,12 @@
 
 The exact bytes a call sends (`encode_query`, `encode_body`, a body model made from plain
 arguments by `request_body`), how errors name an endpoint (`endpoint_label`), and how an answer
-is read: its JSON (`decode_answer`) and its ``result`` as the catalogue's response type
-(`read_result`, `parse_result`). `tui.api.client.transport` sends what this encodes.
+is read: a page straight from its bytes on pydantic's JSON path (`parse_json`), anything else
+as JSON (`decode_answer`) and its ``result`` as the catalogue's response type (`read_result`,
+`parse_result`). `tui.api.client.transport` sends what this encodes.
+
+Both readers keep the guards of `tui.api.jsonwire`: nothing nested deeper than
+`MAX_JSON_DEPTH` is decoded, and an unpaired surrogate reads as U+FFFD.
 """
 
 from __future__ import annotations
@@ -16,17 +20,16 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 from uuid import UUID
 
-import httpx
 from pydantic import ValidationError
 
 from tui.api.endpoints import Endpoint
 from tui.api.errors import InvalidArgument, MalformedResponse
-from tui.api.jsonwire import decode_json
-from tui.api.models import Request
-from tui.api.types import decimal_to_wire, format_timestamp
+from tui.api.jsonwire import JsonTooDeep, check_depth, decode_json
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
+
+    from tui.api.models import Request
 
 __all__ = [
     "Reply",
@@ -35,6 +38,7 @@ __all__ = [
     "encode_query",
     "endpoint_label",
     "parse",
+    "parse_json",
     "parse_result",
     "read_result",
     "request_body",
@@ -45,11 +49,19 @@ R = TypeVar("R")
 
 
 class Reply(NamedTuple):
-    """The decoded JSON of a 200 answer, and the local times (ms) it was sent and received."""
+    """The body of a 200 answer as it came, the local times (ms) it was sent and received, and
+    how errors name its endpoint."""
 
-    data: Any
+    content: bytes
     sent_local_ms: int
     received_local_ms: int
+    label: str
+
+    @property
+    def data(self) -> Any:
+        """The body's JSON (decoded at each read; a body that is not JSON is a
+        `MalformedResponse`)."""
+        return decode_answer(self.content, self.label)
 
 
 def _query_value(value: Any) -> str:
@@ -57,10 +69,11 @@ def _query_value(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, Enum):
         return str(value.value)
-    if isinstance(value, Decimal):
-        return decimal_to_wire(value)
-    if isinstance(value, datetime):
-        return format_timestamp(value)
+    if isinstance(value, Decimal | datetime):
+        # The wire scalars' module loads pydantic's validators: only a query that needs it.
+        from tui.api.types import decimal_to_wire, format_timestamp
+
+        return decimal_to_wire(value) if isinstance(value, Decimal) else format_timestamp(value)
     if isinstance(value, UUID):
         return str(value)
     return str(value)
@@ -108,11 +121,14 @@ def endpoint_label(endpoint: Endpoint) -> str:
 
 def validation_summary(exc: ValidationError, limit: int = 3) -> str:
     """The first ``limit`` problems of a validation error, each with where it is, on one line."""
+    from tui.api.models.base import plain_errors  # only when an answer did not fit
+
+    errors = plain_errors(exc)
     parts = []
-    for error in exc.errors(include_url=False, include_input=False)[:limit]:
+    for error in errors[:limit]:
         where = ".".join(str(p) for p in error["loc"]) or "result"
         parts.append(f"{where}: {error['msg']}")
-    more = exc.error_count() - limit
+    more = len(errors) - limit
     if more > 0:
         parts.append(f"and {more} more")
     return "; ".join(parts)
@@ -142,14 +158,38 @@ def _result_adapter(endpoint: Endpoint) -> TypeAdapter[Any]:
     return adapter
 
 
-def decode_answer(response: httpx.Response, label: str) -> Any:
-    """The JSON of an answer; a body that is not JSON is a `MalformedResponse`."""
+def _not_json(label: str) -> MalformedResponse:
+    return MalformedResponse("the response is not JSON", status=200, endpoint=label)
+
+
+def decode_answer(content: bytes, label: str) -> Any:
+    """The JSON of a 200 answer's body; a body that is not JSON is a `MalformedResponse`."""
     try:
-        return decode_json(response.content)
+        return decode_json(content)
     except (ValueError, UnicodeDecodeError):
-        raise MalformedResponse(
-            "the response is not JSON", status=response.status_code, endpoint=label
-        ) from None
+        raise _not_json(label) from None
+
+
+def parse_json(adapter: TypeAdapter[R], content: bytes, label: str) -> R:
+    """A body read by ``adapter`` straight from its bytes, on pydantic's JSON path.
+
+    No Python object is made but the records themselves (no dict per record, no Python call
+    per field). The two guards of `tui.api.jsonwire` still hold: the depth is checked first,
+    and a body pydantic's parser refuses as JSON (it refuses unpaired surrogates) is read again
+    the slow way, whose decoder turns each one into U+FFFD (or calls it not JSON).
+    """
+    try:
+        check_depth(content)
+    except JsonTooDeep:
+        raise _not_json(label) from None
+    try:
+        return adapter.validate_json(content)
+    except ValidationError as exc:
+        if exc.errors(include_url=False)[0]["type"] != "json_invalid":
+            raise MalformedResponse(
+                f"unexpected response: {validation_summary(exc)}", status=200, endpoint=label
+            ) from None
+    return parse(adapter, decode_answer(content, label), label)
 
 
 def parse_result(endpoint: Endpoint, value: Any) -> Any:

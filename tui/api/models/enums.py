@@ -1,16 +1,11 @@
-"""The venue's enumerations, their tolerant record forms, and the error catalogue.
+"""The venue's enumerations and the error catalogue (plain Python: no pydantic here).
 
-Each ``*Value`` alias is what a record field holds: the enum member when the server sends a
-known value, the raw string otherwise (see `tui.api.types.tolerant`), so a new state on the
-venue shows up on the desk instead of failing a page. Requests use the enums themselves.
+Requests use the enums themselves; records hold their tolerant forms (`tui.api.models.values`).
 """
 
 from __future__ import annotations
 
 from enum import IntEnum, StrEnum
-from typing import TYPE_CHECKING
-
-from tui.api.types import tolerant
 
 
 class TradeSide(StrEnum):
@@ -167,35 +162,6 @@ class ExerciseType(StrEnum):
 
     EUROPEAN = "european"
     AMERICAN = "american"
-
-
-# Record fields read from the server keep unknown enum values as raw strings (see `tolerant`).
-if TYPE_CHECKING:
-    SideValue = TradeSide | str
-    ClearingStatusValue = ClearingStatus | str
-    PartyStatusValue = PartyStatus | str
-    PoolStatusValue = SettlementPoolStatus | str
-    TradeRoleValue = TradeRole | str
-    TradeTypeValue = TradeType | str
-    TransferTypeValue = TransferType | str
-    TransferStatusValue = TransferStatus | str
-    RFQStatusValue = RFQStatus | str
-    ApiRoleValue = ApiRole | str
-    PayoffValue = PayoffType | str
-    ExerciseValue = ExerciseType | str
-else:
-    SideValue = tolerant(TradeSide)
-    ClearingStatusValue = tolerant(ClearingStatus)
-    PartyStatusValue = tolerant(PartyStatus)
-    PoolStatusValue = tolerant(SettlementPoolStatus)
-    TradeRoleValue = tolerant(TradeRole)
-    TradeTypeValue = tolerant(TradeType)
-    TransferTypeValue = tolerant(TransferType)
-    TransferStatusValue = tolerant(TransferStatus)
-    RFQStatusValue = tolerant(RFQStatus)
-    ApiRoleValue = tolerant(ApiRole)
-    PayoffValue = tolerant(PayoffType)
-    ExerciseValue = tolerant(ExerciseType)
 
 
 class ErrorCode(IntEnum):

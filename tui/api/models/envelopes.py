@@ -6,7 +6,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import Field
 
-from tui.api.models.base import Record
+from tui.api.models.base import NullAsDefault, Record
 
 T = TypeVar("T")
 
@@ -21,7 +21,7 @@ class Page(Record, Generic[T]):
     """One page of a list endpoint."""
 
     result: list[T]
-    pagination: Pagination = Field(default_factory=Pagination)
+    pagination: NullAsDefault[Pagination] = Field(default_factory=Pagination)
 
 
 class Single(Record, Generic[T]):

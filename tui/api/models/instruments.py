@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 from pydantic import Field, Tag, model_validator
 
-from tui.api.models.base import _RECORD_UNION, Record, RequestPart, UnknownVariant, _tag_or_unknown
-from tui.api.models.enums import (
-    USDC,
-    ExerciseType,
-    ExerciseValue,
-    InstrumentType,
-    PayoffType,
-    PayoffValue,
-    SideValue,
-    TradeSide,
+from tui.api.models.base import (
+    NullAsDefault,
+    Record,
+    RequestPart,
+    UnknownVariant,
+    _tag_or_unknown,
+    record_union,
 )
+from tui.api.models.enums import USDC, ExerciseType, InstrumentType, PayoffType, TradeSide
+from tui.api.models.values import ExerciseValue, PayoffValue, SideValue
 from tui.api.types import (
     DecimalStr,
     RequestInt,
@@ -36,7 +35,7 @@ class SpotInstrument(Record):
 
     instrument_type: Literal[InstrumentType.SPOT] = InstrumentType.SPOT
     underlying: str
-    settlement_asset: str = USDC
+    settlement_asset: NullAsDefault[str] = USDC
 
 
 class DatedFutureInstrument(Record):
@@ -44,7 +43,7 @@ class DatedFutureInstrument(Record):
 
     instrument_type: Literal[InstrumentType.DATED_FUTURE] = InstrumentType.DATED_FUTURE
     underlying: str
-    settlement_asset: str = USDC
+    settlement_asset: NullAsDefault[str] = USDC
     expiry: Timestamp
 
 
@@ -53,8 +52,8 @@ class PerpetualFutureInstrument(Record):
 
     instrument_type: Literal[InstrumentType.PERPETUAL_FUTURE] = InstrumentType.PERPETUAL_FUTURE
     underlying: str
-    settlement_asset: str = USDC
-    funding_interval_s: int = 3600
+    settlement_asset: NullAsDefault[str] = USDC
+    funding_interval_s: NullAsDefault[int] = 3600
 
 
 class VanillaOptionInstrument(Record):
@@ -62,25 +61,20 @@ class VanillaOptionInstrument(Record):
 
     instrument_type: Literal[InstrumentType.VANILLA_OPTION] = InstrumentType.VANILLA_OPTION
     underlying: str
-    settlement_asset: str = USDC
+    settlement_asset: NullAsDefault[str] = USDC
     expiry: Timestamp
     strike: DecimalStr
     payoff: PayoffValue
-    exercise: ExerciseValue = ExerciseType.EUROPEAN
+    exercise: NullAsDefault[ExerciseValue] = ExerciseType.EUROPEAN
 
 
 KnownInstrument = (
     SpotInstrument | DatedFutureInstrument | PerpetualFutureInstrument | VanillaOptionInstrument
 )
-Instrument = Annotated[
-    Annotated[SpotInstrument, Tag(InstrumentType.SPOT.value)]
-    | Annotated[DatedFutureInstrument, Tag(InstrumentType.DATED_FUTURE.value)]
-    | Annotated[PerpetualFutureInstrument, Tag(InstrumentType.PERPETUAL_FUTURE.value)]
-    | Annotated[VanillaOptionInstrument, Tag(InstrumentType.VANILLA_OPTION.value)]
-    | Annotated[UnknownVariant, Tag("unknown")],
-    _tag_or_unknown("instrument_type", {t.value for t in InstrumentType}),
-    _RECORD_UNION,
-]
+if TYPE_CHECKING:
+    Instrument: TypeAlias = KnownInstrument | UnknownVariant
+else:
+    Instrument = record_union(KnownInstrument, "instrument_type")
 """Any instrument, by ``instrument_type``; an unknown type (or a known type this client cannot
 read) parses as `UnknownVariant`."""
 
@@ -89,18 +83,22 @@ class SpotInstrumentInput(SpotInstrument, RequestPart):
     """A spot instrument in a request."""
 
     underlying: UnderlyingStr
+    # A request's null is dropped before validation: its fields are the plain types.
+    settlement_asset: str = USDC
 
 
 class DatedFutureInstrumentInput(DatedFutureInstrument, RequestPart):
     """A dated future in a request."""
 
     underlying: UnderlyingStr
+    settlement_asset: str = USDC
 
 
 class PerpetualFutureInstrumentInput(PerpetualFutureInstrument, RequestPart):
     """A perpetual future in a request: the funding interval is a positive number of seconds."""
 
     underlying: UnderlyingStr
+    settlement_asset: str = USDC
     funding_interval_s: RequestInt = Field(default=3600, gt=0, le=10**9)
 
 
@@ -108,6 +106,7 @@ class VanillaOptionInstrumentInput(VanillaOptionInstrument, RequestPart):
     """A vanilla option in a request: a positive strike and a documented payoff and exercise."""
 
     underlying: UnderlyingStr
+    settlement_asset: str = USDC
     strike: RequestPositiveDecimalStr
     payoff: PayoffType
     exercise: ExerciseType = ExerciseType.EUROPEAN
@@ -156,7 +155,7 @@ class Leg(Record):
     """One leg of a structure: buy or sell ``ratio`` units of the instrument per structure unit."""
 
     side: SideValue
-    ratio: int = 1
+    ratio: NullAsDefault[int] = 1
     instrument: Instrument
 
 

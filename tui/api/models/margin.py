@@ -9,27 +9,22 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
-from pydantic import Field, Tag, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from tui.api.models.base import (
-    _RECORD_UNION,
+    NullAsDefault,
     PoolNameStr,
     Record,
     RequestPart,
     UnknownVariant,
-    _tag_or_unknown,
+    record_union,
 )
-from tui.api.models.enums import (
-    AllowanceType,
-    MarginMode,
-    PartyStatusValue,
-    PoolStatusValue,
-    PoolStrategyType,
-)
+from tui.api.models.enums import AllowanceType, MarginMode, PoolStrategyType
 from tui.api.models.instruments import UnderlyingStr
 from tui.api.models.portfolio import AggregatedPosition
+from tui.api.models.values import PartyStatusValue, PoolStatusValue
 from tui.api.types import (
     DecimalStr,
     RequestDecimalStr,
@@ -106,10 +101,10 @@ class PortfolioAssetInput(PortfolioAsset, RequestPart):
 class SimpleMarginSettings(Record):
     """The ``params`` of simple margin."""
 
-    asset_params: dict[str, SimpleAsset] = Field(default_factory=dict)
+    asset_params: NullAsDefault[dict[str, SimpleAsset]] = Field(default_factory=dict)
     default_asset_param: SimpleAsset
     liquidation_penalty: DecimalStr
-    auto_liquidation: bool = True
+    auto_liquidation: NullAsDefault[bool] = True
 
 
 MAX_ASSET_PARAMS = 100
@@ -131,12 +126,12 @@ class SimpleMarginSettingsInput(SimpleMarginSettings, RequestPart):
 class PortfolioMarginSettings(Record):
     """The ``params`` of portfolio margin."""
 
-    asset_params: dict[str, PortfolioAsset] = Field(default_factory=dict)
+    asset_params: NullAsDefault[dict[str, PortfolioAsset]] = Field(default_factory=dict)
     default_asset_param: PortfolioAsset
     decorrelation_risk: DecimalStr
     initial_margin_factor: DecimalStr
     liquidation_penalty: DecimalStr
-    auto_liquidation: bool = True
+    auto_liquidation: NullAsDefault[bool] = True
 
 
 class PortfolioMarginSettingsInput(PortfolioMarginSettings, RequestPart):
@@ -167,13 +162,10 @@ class PortfolioMarginParams(Record):
     params: PortfolioMarginSettings
 
 
-MarginParams = Annotated[
-    Annotated[SimpleMarginParams, Tag(MarginMode.SIMPLE.value)]
-    | Annotated[PortfolioMarginParams, Tag(MarginMode.PORTFOLIO.value)]
-    | Annotated[UnknownVariant, Tag("unknown")],
-    _tag_or_unknown("margin_mode", {m.value for m in MarginMode}),
-    _RECORD_UNION,
-]
+if TYPE_CHECKING:
+    MarginParams: TypeAlias = SimpleMarginParams | PortfolioMarginParams | UnknownVariant
+else:
+    MarginParams = record_union(SimpleMarginParams | PortfolioMarginParams, "margin_mode")
 """Margin parameters by ``margin_mode``; an unknown mode (or a known mode this client cannot
 read) parses as `UnknownVariant`."""
 
@@ -314,8 +306,8 @@ class SettlementPoolData(Record):
     address: str | None = None
     name: str
     confirmed_by_transaction_id: str | None = None
-    parties: list[PoolParty] = Field(default_factory=list)
-    positions: list[AggregatedPosition] = Field(default_factory=list)
+    parties: NullAsDefault[list[PoolParty]] = Field(default_factory=list)
+    positions: NullAsDefault[list[AggregatedPosition]] = Field(default_factory=list)
 
 
 class SettlementPool(Record):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from tui.api.models.base import Record
-from tui.api.models.enums import ApiRoleValue
+from tui.api.models.base import NullAsDefault, Record
+from tui.api.models.values import ApiRoleValue
 from tui.api.types import DecimalStr, Timestamp
 
 
@@ -50,12 +50,16 @@ class SupportedAssetDetails(Record):
 
     asset: str
     name: str
-    is_dex: bool = False
+    is_dex: NullAsDefault[bool] = False
     address: str | None = None
-    verified: bool = True
+    verified: NullAsDefault[bool] = True
     precision_requirements: PrecisionRequirements | None = None
     min_qty_tick: DecimalStr | None = None
     variational_funding_rate_params: FundingRateParams | None = None
+
+
+SupportedAssets = dict[str, list[SupportedAssetDetails]]
+"""The ``result`` of ``GET /v1/metadata/supported_assets``: each asset's details, by ticker."""
 
 
 class BidAsk(Record):
@@ -111,4 +115,4 @@ class MarketStats(Record):
     open_interest: DecimalStr
     num_markets: int
     loss_refund: LossRefund | None = None
-    listings: list[Listing] = Field(default_factory=list)
+    listings: NullAsDefault[list[Listing]] = Field(default_factory=list)

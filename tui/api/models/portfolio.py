@@ -4,18 +4,17 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from tui.api.models.base import Record
-from tui.api.models.enums import (
-    ClearingStatus,
+from tui.api.models.base import NullAsDefault, Record
+from tui.api.models.enums import ClearingStatus, TradeType
+from tui.api.models.instruments import Instrument
+from tui.api.models.values import (
     ClearingStatusValue,
     SideValue,
     TradeRoleValue,
-    TradeType,
     TradeTypeValue,
     TransferStatusValue,
     TransferTypeValue,
 )
-from tui.api.models.instruments import Instrument
 from tui.api.types import DecimalStr, Timestamp
 
 
@@ -26,7 +25,7 @@ class Company(Record):
     created_at: Timestamp
     legal_name: str
     short_name: str
-    is_lp: bool = False
+    is_lp: NullAsDefault[bool] = False
 
 
 class Asset(Record):
@@ -49,7 +48,7 @@ class Position(Record):
     updated_at: Timestamp
     qty: DecimalStr
     avg_entry_price: DecimalStr
-    taker_qty: DecimalStr = Decimal(0)
+    taker_qty: NullAsDefault[DecimalStr] = Decimal(0)
 
 
 class AggregatedPosition(Record):
@@ -92,20 +91,20 @@ class Trade(Record):
     """
 
     id: str
-    source_rfq: str = ""
+    source_rfq: NullAsDefault[str] = ""
     source_rfq_leg_id: str | None = None
-    source_quote: str = ""
+    source_quote: NullAsDefault[str] = ""
     company: str
-    counterparty: str = ""
+    counterparty: NullAsDefault[str] = ""
     created_at: Timestamp
     side: SideValue
     instrument: Instrument
     price: DecimalStr
     qty: DecimalStr
-    pool_location: str = ""
+    pool_location: NullAsDefault[str] = ""
     role: TradeRoleValue
-    trade_type: TradeTypeValue = TradeType.TRADE
-    status: ClearingStatusValue = ClearingStatus.SUCCESS_TRADES_BOOKED_INTO_POOL
+    trade_type: NullAsDefault[TradeTypeValue] = TradeType.TRADE
+    status: NullAsDefault[ClearingStatusValue] = ClearingStatus.SUCCESS_TRADES_BOOKED_INTO_POOL
 
 
 class Transfer(Record):

@@ -6,10 +6,10 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
-from tui.api.models.base import Record
-from tui.api.models.enums import ClearingStatusValue, RFQStatusValue, SideValue
+from tui.api.models.base import NullAsDefault, Record
 from tui.api.models.instruments import LegQuote, RFQLeg, Structure, StructurePrice
 from tui.api.models.margin import MarginParams, MarginUsage, PendingSettlementPool
+from tui.api.models.values import ClearingStatusValue, RFQStatusValue, SideValue
 from tui.api.types import DecimalStr, Timestamp
 
 
@@ -33,12 +33,12 @@ class Quote(Record):
     aggregated_bid: DecimalStr | None = None
     aggregated_ask: DecimalStr | None = None
     clearing_status: ClearingStatusValue | None = None
-    clearing_events: list[ClearingEvent] = Field(default_factory=list)
+    clearing_events: NullAsDefault[list[ClearingEvent]] = Field(default_factory=list)
     new_pool_name: str | None = None
     creator_params: MarginParams | None = None
     other_params: MarginParams | None = None
     pool_location: str | None = None
-    per_leg_quotes: list[LegQuote] = Field(default_factory=list)
+    per_leg_quotes: NullAsDefault[list[LegQuote]] = Field(default_factory=list)
     client_quote_id: str | None = None
 
 
@@ -64,10 +64,10 @@ class RFQ(Record):
     taker_company: str
     rfq_status: RFQStatusValue
     qty: DecimalStr
-    rfq_legs: list[RFQLeg] = Field(default_factory=list)
-    quotes_common_metadata: dict[str, dict[str, Any]] = Field(default_factory=dict)
-    bids: list[QuoteWithMargin] = Field(default_factory=list)
-    asks: list[QuoteWithMargin] = Field(default_factory=list)
+    rfq_legs: NullAsDefault[list[RFQLeg]] = Field(default_factory=list)
+    quotes_common_metadata: NullAsDefault[dict[str, dict[str, Any]]] = Field(default_factory=dict)
+    bids: NullAsDefault[list[QuoteWithMargin]] = Field(default_factory=list)
+    asks: NullAsDefault[list[QuoteWithMargin]] = Field(default_factory=list)
 
     @field_validator("quotes_common_metadata", mode="before")
     @classmethod
