@@ -130,12 +130,19 @@ def test_wrong_password_is_a_clear_error(tmp_path: Path) -> None:
 def test_missing_or_broken_keystore_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(WalletError, match="no wallet keystore"):
         load_wallet_key(tmp_path / "absent.json", PASSWORD)
+    exposed = tmp_path / "exposed.json"
+    save_wallet_key(exposed, PRIVATE_KEY, PASSWORD, kdf="pbkdf2", iterations=2)
+    exposed.chmod(0o644)
+    with pytest.raises(WalletError, match=r"chmod 600 .*exposed\.json"):
+        load_wallet_key(exposed, PASSWORD)
     junk = tmp_path / "junk.json"
     junk.write_text("{not json")
+    junk.chmod(0o600)  # an exposed keystore is refused before it is read
     with pytest.raises(WalletError, match="not a readable keystore"):
         load_wallet_key(junk, PASSWORD)
     wrong_shape = tmp_path / "shape.json"
     wrong_shape.write_text('{"version": 3}')
+    wrong_shape.chmod(0o600)
     with pytest.raises(WalletError, match="not a valid keystore"):
         load_wallet_key(wrong_shape, PASSWORD)
 
