@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from tests.desk.kit.fakes import NOW, FakeClient, RoleHost, settle
+from tests.desk.kit.fakes import NOW, settle
+from tests.desk.kit.journaled import JournaledHost as RoleHost
+from tests.desk.kit.journaled import WritingClient as FakeClient
 from tests.desk.kit.records import (
     ME,
     NEW_QUOTE_ID,
@@ -65,7 +67,11 @@ async def test_the_maker_sends_replaces_and_pulls_quotes() -> None:
         await settle(host, pilot)
 
     assert client.names == ["quotes_new", "quotes_replace", "quotes_cancel"]
-    assert client.calls[0][1] is request
+    # Issue 10: a quote goes out with a client_quote_id of its own, by which a quote whose
+    # answer was lost is found again; the rest is the ticket's request as it was.
+    sent_body = client.calls[0][1]
+    assert sent_body.client_quote_id and request.client_quote_id is None
+    assert sent_body == request.model_copy(update={"client_quote_id": sent_body.client_quote_id})
     replace = client.calls[1][1]
     assert isinstance(replace, ReplaceQuoteRequest) and replace.parent_quote_id == QUOTE_ID
     assert replace.leg_quotes == request.leg_quotes

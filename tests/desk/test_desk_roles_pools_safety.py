@@ -13,7 +13,9 @@ from typing import Any
 
 from textual.widgets import Input
 
-from tests.desk.kit.fakes import WALLET_KEY, FakeClient, RoleHost, permit_template, session, settle
+from tests.desk.kit.fakes import WALLET_KEY, permit_template, session, settle
+from tests.desk.kit.journaled import JournaledHost as RoleHost
+from tests.desk.kit.journaled import WritingClient as FakeClient
 from tests.desk.kit.records import (
     ME,
     OLD_RFQ,
@@ -29,7 +31,7 @@ from tests.desk.kit.records import (
     waiting_trade,
 )
 from tui.api.errors import Conflict, ServerError
-from tui.api.models import NewTransferRequest, SubmitPermitRequest, TransferType
+from tui.api.models import RFQ, NewTransferRequest, Page, SubmitPermitRequest, TransferType
 from tui.api.permits import wallet_address
 from tui.desk.book import DeskBook
 from tui.desk.clearing import Role
@@ -40,6 +42,7 @@ from tui.desk.screens.confirm import ConfirmScreen
 from tui.desk.screens.permit import PermitScreen
 
 SIZE = (100, 40)
+BROKEN = "44444444-4444-4444-8444-444444444444"
 
 
 # -- pools ----------------------------------------------------------------------------------
@@ -142,7 +145,7 @@ async def test_the_kill_switch_pulls_everything_and_says_what_failed() -> None:
     def cancel(rfq_id: str) -> bool:
         if rfq_id == OLD_RFQ:
             raise Conflict("already closed", status=409)
-        if rfq_id == "broken-rfq-id":
+        if rfq_id == BROKEN:
             raise ServerError("database down", status=500)
         return True
 
@@ -163,7 +166,11 @@ async def test_the_kill_switch_pulls_everything_and_says_what_failed() -> None:
         await pilot.pause()
         await pilot.press("y")
         await settle(host, pilot)
-        client.answers["rfqs_sent"] = [rfq("broken-rfq-id")]
+        # Read as a list when paged, as a page when asked by id (the lost cancel's resolution).
+        still_open = [rfq(BROKEN)]
+        client.answers["rfqs_sent"] = lambda asked: (
+            still_open if isinstance(asked, dict) else Page[RFQ](result=still_open)
+        )
         host.safety.kill_now([])
         await settle(host, pilot)
 
@@ -180,9 +187,13 @@ async def test_the_kill_switch_pulls_everything_and_says_what_failed() -> None:
     assert clean.refresh == (Topic.QUOTES_SENT, Topic.RFQS_SENT, Topic.RFQS_RECEIVED)
     # Partly done is not ok, and still refreshes what it touched.
     assert not partial.ok and partial.refresh == clean.refresh
+    # Issue 10: a 500 after the cancel left is a lost answer, resolved by reading, never by
+    # sending again: the RFQ is still open once the cancel can no longer land.
     assert partial.problem == (
-        "all quotes pulled; 0 RFQ(s) cancelled; failed: RFQ broken-r: database down"
+        "all quotes pulled; 0 RFQ(s) cancelled; failed: RFQ 44444444: its answer was lost; "
+        "the venue shows it did not land: safe to send again"
     )
+    assert client.names.count("rfqs_cancel") == 3
 
 
 async def test_a_second_kill_switch_replaces_one_still_running() -> None:

@@ -13,23 +13,26 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from enum import StrEnum
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from textual.message import Message
 
-from tui.api.errors import ApiError
-from tui.api.models import (
-    RFQ,
-    Company,
-    MarketStats,
-    PortfolioSummary,
-    Position,
-    Quote,
-    SettlementPool,
-    SupportedAssetDetails,
-    Trade,
-    Transfer,
-)
+if TYPE_CHECKING:
+    from tui.api.errors import ApiError
+    from tui.api.models import (
+        RFQ,
+        AggregatedPosition,
+        Company,
+        MarketStats,
+        PortfolioSummary,
+        Position,
+        Quote,
+        SettlementPool,
+        SupportedAssetDetails,
+        Trade,
+        Transfer,
+    )
+    from tui.api.writes import Outcome
 
 Direction = Literal["sent", "received"]
 """Whether a record list is what this company sent or what it received."""
@@ -136,6 +139,14 @@ class PositionsUpdated(Snapshot):
     """Positions of the company, per pool."""
 
     positions: list[Position] = field(default_factory=list)
+
+
+@dataclass
+class AggregatedPositionsUpdated(Snapshot):
+    """The company's net positions per instrument across pools, as the venue aggregates them
+    (mark, uPNL, greeks): what the Positions tab is built from."""
+
+    positions: list[AggregatedPosition] = field(default_factory=list)
 
 
 @dataclass
@@ -315,7 +326,8 @@ class ActionOutcome(Message):
     early. ``form`` is the screen that asked and waits for this answer, if one does;
     ``crashed`` marks an unexpected failure (already reported as a failed worker). ``at`` is
     when the answer came (venue time) and ``side`` the side an accept took: the book files the
-    trade from the answer with them.
+    trade from the answer with them. ``writes`` is every write the action sent and what came of
+    it (`tui.api.writes`: landed, not landed, unknown, and how that is known).
     """
 
     kind: ActionKind
@@ -330,6 +342,7 @@ class ActionOutcome(Message):
     crashed: bool = False
     at: datetime | None = None
     side: str | None = None
+    writes: tuple[Outcome, ...] = ()
 
     @property
     def ok(self) -> bool:

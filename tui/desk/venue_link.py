@@ -6,6 +6,10 @@ the first frame does not wait for it. When the connector is `Supervised`, the li
 sandbox: a death stops polling and marks every pane stale with the reason; a restart swaps in a
 client on the new port and polls anew. The App holds one link and routes to it; it keeps no
 connection state of its own.
+
+The link also holds the desk's writes (`DeskWrites`: the one `WriteDesk` and its journal). At
+every connect, once the clock is synced, the intents a crash (or a lost answer) left open are
+resolved by reading, and the trader is told what was found: a toast, and the journal view (j).
 """
 
 from __future__ import annotations
@@ -13,24 +17,27 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App
 from textual.widgets import TabbedContent
 
-from tui.api.client import ServiceClient
-from tui.api.errors import ApiError
-from tui.api.stats import StatsClient
 from tui.desk.book import DeskBook
 from tui.desk.feed.policy import NOT_CONNECTED
-from tui.desk.feed.scheduler import Feed
 from tui.desk.messages import ActionOutcome, ConnectionChanged, ConnectionState, Topic
+from tui.desk.roles.writes import DeskWrites, is_unknown, reconcile_words
 from tui.desk.session import Connection, Connector, SessionError
 from tui.desk.supervisor import ChildGaveUp, SessionBack, SessionDown, Supervised
 from tui.desk.widgets.portfolio_header import PortfolioHeader
 from tui.desk.widgets.status_bar import StatusBar
 
-ClientFactory = Callable[[Connection], ServiceClient]
+if TYPE_CHECKING:
+    from tui.api.client import ServiceClient
+    from tui.api.stats import StatsClient
+    from tui.desk.feed.scheduler import Feed
+
+ClientFactory = Callable[[Connection], "ServiceClient"]
 """Makes the client for a connection (tests hand in a client on their own sandbox)."""
 
 
@@ -44,6 +51,7 @@ class VenueLink:
         book: DeskBook,
         clock: Callable[[], datetime],
         *,
+        journal_path: Path,
         auto_feed: bool = True,
         client_factory: ClientFactory | None = None,
     ) -> None:
@@ -57,6 +65,7 @@ class VenueLink:
         self.client: ServiceClient | None = None
         self.stats_client: StatsClient | None = None
         self.feed: Feed | None = None
+        self.writes = DeskWrites(journal_path)
         self.connected = asyncio.Event()
         self.down: SessionDown | None = None
         """Why the venue is unreachable right now (the sandbox died or stopped), else None."""
@@ -89,6 +98,11 @@ class VenueLink:
 
     async def _open(self, connection: Connection) -> None:
         """A client, a stats client and a feed for ``connection``; polling starts."""
+        from tui.api.client import ServiceClient  # the client loads when first connecting
+        from tui.api.errors import ApiError
+        from tui.api.stats import StatsClient
+        from tui.desk.feed.scheduler import Feed
+
         app = self.app
         header = app.query_one(PortfolioHeader)
         self.connection = connection
@@ -100,6 +114,7 @@ class VenueLink:
         else:
             client = ServiceClient(connection.base_url, connection.api_key, connection.api_secret)
         self.client = client
+        self.writes.bind(client)
         if connection.stats_base_url:
             self.stats_client = StatsClient(connection.stats_base_url)
         before = self.feed
@@ -113,10 +128,41 @@ class VenueLink:
         except ApiError as error:
             app.notify(f"clock sync failed: {error}", severity="warning")
         self.connected.set()
+        app.run_worker(
+            self._reconcile(),
+            name="reconcile",
+            group="journal",
+            exclusive=True,
+            exit_on_error=False,
+        )
         if self.auto_feed:
             app.run_worker(
                 self.feed.run(), name="feed", group="feed", exclusive=True, exit_on_error=False
             )
+
+    async def _reconcile(self) -> None:
+        """Resolve what the journal holds open (a crash cut it short) and say what was found."""
+        try:
+            outcomes = await self.writes.reconcile()
+        except OSError as error:
+            self.app.notify(
+                f"the journal cannot be read ({error}): actions cannot be sent",
+                title="Journal",
+                severity="error",
+                timeout=30,
+            )
+            return
+        if not outcomes:
+            return
+        unknown = any(is_unknown(outcome) for outcome in outcomes)
+        self.app.notify(
+            f"{reconcile_words(outcomes)}\nj: the journal",
+            title="Journal",
+            severity="warning" if unknown else "information",
+            timeout=30,
+        )
+        if self.feed is not None:
+            self.feed.kick(*self.feed.topics)
 
     def connecting(self) -> bool:
         """Whether a connect is under way."""
@@ -194,3 +240,4 @@ class VenueLink:
             await self.feed.stop()
         await self._close_clients()
         await self.connector.close()
+        self.writes.close()

@@ -11,9 +11,10 @@ sent. The events of one intent, by its id:
 - ``landed`` / ``not_landed``: the outcome, how it is known, and for a landed write its record.
 
 An intent whose last event is ``sent`` or ``lost`` is open. The file is made 0600 in a folder
-made 0700 (give the journal a folder of its own). A line torn by a crash mid-write is skipped on
-reading (and counted in `Journal.skipped`); the next event starts on a line of its own. One
-process writes a journal at a time.
+made 0700 (`tui.paths.private_folder`; give the journal a folder of its own); an existing folder
+others can read is made private, or refused when it is not ours. A line torn by a crash
+mid-write is skipped on reading (and counted in `Journal.skipped`); the next event starts on a
+line of its own. One process writes a journal at a time.
 """
 
 from __future__ import annotations
@@ -37,10 +38,10 @@ from tui.api.writes.intents import (
     record_id,
     without_secrets,
 )
+from tui.paths import PRIVATE_FOLDER_MODE, private_folder
 
 __all__ = ["Journal", "JournalEntry", "JournalError"]
 
-_PRIVATE_FOLDER = 0o700
 _PRIVATE_FILE = 0o600
 
 
@@ -73,13 +74,15 @@ def _as_json(record: Any) -> Any:
     return record
 
 
-def _private_folder(folder: Path) -> None:
-    folder.mkdir(parents=True, exist_ok=True, mode=_PRIVATE_FOLDER)
+def _journal_folder(folder: Path) -> None:
+    """Made private where missing; an existing folder others can read is made private too, as a
+    journal tells what was traded (`tui.paths.private_folder` leaves existing folders alone)."""
+    private_folder(folder)
     info = folder.stat()
     if stat.S_IMODE(info.st_mode) & 0o077:
         if info.st_uid != os.getuid():
             raise JournalError(f"{folder} is readable by others and not ours to make private")
-        folder.chmod(_PRIVATE_FOLDER)
+        folder.chmod(PRIVATE_FOLDER_MODE)
 
 
 class Journal:
@@ -87,7 +90,7 @@ class Journal:
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path).expanduser()
-        _private_folder(self.path.parent)
+        _journal_folder(self.path.parent)
         self.skipped = 0
         self._entries: dict[str, JournalEntry] = {}
         self._claimed: dict[WriteKind, set[str]] = defaultdict(set)

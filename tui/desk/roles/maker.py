@@ -11,9 +11,11 @@ from tui.api.client import ServiceClient
 from tui.api.models import (
     MakerLastLookRequest,
     NewQuoteRequest,
+    Quote,
     ReplaceQuoteRequest,
     RequestAction,
 )
+from tui.api.writes import Intent, WriteKind
 from tui.desk.clearing import TrackedTrade
 from tui.desk.messages import ActionKind, RecordIds, Topic
 from tui.desk.roles.runner import ActionRunner, DeskHost, Done
@@ -31,12 +33,13 @@ class MakerRole:
         """Send a new quote, or replace the live quote ``replaces`` with it."""
         kind = ActionKind.REPLACE_QUOTE if replaces else ActionKind.NEW_QUOTE
 
-        async def send(client: ServiceClient) -> Done:
+        async def send(_client: ServiceClient) -> Done:
             if replaces is None:
-                quote = await client.quotes_new(request)
+                intent = Intent.of(WriteKind.QUOTE, request)
             else:
                 replace = ReplaceQuoteRequest(**request.model_dump(), parent_quote_id=replaces)
-                quote = await client.quotes_replace(replace)
+                intent = Intent.of(WriteKind.REPLACE_QUOTE, replace)
+            quote: Quote = await self.runner.send(intent)
             word = "replaced" if replaces else "sent"
             return Done(
                 f"quote {fmt.short_id(quote.parent_quote_id)} {word}: "
@@ -50,8 +53,8 @@ class MakerRole:
     def pull_quote(self, quote_id: str) -> None:
         """Cancel a live quote."""
 
-        async def pull(client: ServiceClient) -> Done:
-            await client.quotes_cancel(quote_id)
+        async def pull(_client: ServiceClient) -> Done:
+            await self.runner.send(Intent.of(WriteKind.CANCEL_QUOTE, id=quote_id))
             return Done(
                 f"quote {fmt.short_id(quote_id)} pulled",
                 refresh=(Topic.QUOTES_SENT, Topic.RFQS_RECEIVED),
@@ -63,14 +66,11 @@ class MakerRole:
         """The maker's final accept or reject of a trade on one of its quotes."""
         quote = trade.quote
 
-        async def answer(client: ServiceClient) -> Done:
-            response = await client.quotes_maker_last_look(
-                MakerLastLookRequest(
-                    parent_quote_id=quote.parent_quote_id,
-                    rfq_id=quote.target_rfq_id,
-                    action=action,
-                )
+        async def answer(_client: ServiceClient) -> Done:
+            request = MakerLastLookRequest(
+                parent_quote_id=quote.parent_quote_id, rfq_id=quote.target_rfq_id, action=action
             )
+            response = await self.runner.send(Intent.of(WriteKind.LAST_LOOK, request))
             return Done(
                 f"last look {action.value}: {fmt.status_words(response.new_clearing_status)}",
                 record=response,

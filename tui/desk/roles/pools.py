@@ -2,15 +2,18 @@
 
 Approving and depositing sign an ERC-2612 permit with the company wallet (permit template ->
 sign -> submit) so the pool address may spend the amount; a deposit then also asks for the
-transfer. The wallet key comes from the session, or is unlocked from the profile's keystore
-with a password, asked once per session. Signing runs in a thread: eth-account is slow to
-import and CPU-bound to use.
+transfer. Every write goes through the runner's `ActionRunner.send` (journaled, sent once).
+The wallet key comes from the session, or is unlocked from the profile's keystore with a
+password, asked once per session. Signing runs in a thread: eth-account is slow to import and
+CPU-bound to use.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from decimal import Decimal
+from typing import Any
 
 from pydantic import SecretStr
 
@@ -21,8 +24,11 @@ from tui.api.models import (
     NewSettlementPoolRequest,
     NewTransferRequest,
     PermitTemplateRequest,
+    SettlementPool,
+    Transfer,
     TransferType,
 )
+from tui.api.writes import Intent, WriteKind
 from tui.desk.clearing import TrackedTrade
 from tui.desk.messages import ActionKind, DepositApproved, RecordIds, Topic
 from tui.desk.pool_facts import party_margin
@@ -46,10 +52,15 @@ class WalletUnavailable(Refused):
     """No wallet key to sign a permit with (none configured, or the unlock was abandoned)."""
 
 
+Send = Callable[[Intent], Awaitable[Any]]
+"""How a write leaves: `ActionRunner.send`."""
+
+
 async def approve_spending(
-    client: ServiceClient, wallet_key: SecretStr, pool_address: str, amount: Decimal
+    client: ServiceClient, send: Send, wallet_key: SecretStr, pool_address: str, amount: Decimal
 ) -> bool:
-    """Let ``pool_address`` spend ``amount`` USDC: permit template -> sign -> submit."""
+    """Let ``pool_address`` spend ``amount`` USDC: permit template (read) -> sign -> submit
+    (``send``)."""
     from tui.api.permits import sign_permit
 
     template = await client.transfers_permit_template(
@@ -60,7 +71,7 @@ async def approve_spending(
         )
     )
     signed = await asyncio.to_thread(sign_permit, template, wallet_key.get_secret_value())
-    return await client.transfers_permit(signed)
+    return bool(await send(Intent.of(WriteKind.PERMIT, signed)))
 
 
 class PoolsRole:
@@ -110,7 +121,7 @@ class PoolsRole:
         async def approve(client: ServiceClient) -> Done:
             key = await self.wallet()
             try:
-                taken = await approve_spending(client, key, pool_address, amount)
+                taken = await approve_spending(client, self.runner.send, key, pool_address, amount)
             except ApiError:
                 raise
             except ValueError as error:  # a template the wallet cannot sign, a bad address
@@ -180,15 +191,14 @@ class PoolsRole:
         async def deposit(client: ServiceClient) -> Done:
             key = await self.wallet()
             try:
-                await approve_spending(client, key, address, amount)
-                transfer = await client.transfers_new(
-                    NewTransferRequest(
-                        qty=amount,
-                        target_pool_location=pool_id,
-                        counterparty=counterparty,
-                        transfer_type=TransferType.DEPOSIT,
-                    )
+                await approve_spending(client, self.runner.send, key, address, amount)
+                request = NewTransferRequest(
+                    qty=amount,
+                    target_pool_location=pool_id,
+                    counterparty=counterparty,
+                    transfer_type=TransferType.DEPOSIT,
                 )
+                transfer: Transfer = await self.runner.send(Intent.of(WriteKind.TRANSFER, request))
             except ApiError:
                 raise
             except ValueError as error:  # a template the wallet cannot sign, a bad request
@@ -207,15 +217,14 @@ class PoolsRole:
     ) -> None:
         """Move ``amount`` from the pool back to the wallet."""
 
-        async def withdraw(client: ServiceClient) -> Done:
-            transfer = await client.transfers_new(
-                NewTransferRequest(
-                    qty=amount,
-                    target_pool_location=pool_id,
-                    counterparty=counterparty,
-                    transfer_type=TransferType.WITHDRAWAL,
-                )
+        async def withdraw(_client: ServiceClient) -> Done:
+            request = NewTransferRequest(
+                qty=amount,
+                target_pool_location=pool_id,
+                counterparty=counterparty,
+                transfer_type=TransferType.WITHDRAWAL,
             )
+            transfer: Transfer = await self.runner.send(Intent.of(WriteKind.TRANSFER, request))
             return Done(
                 f"withdrawal of {fmt.money(amount)} USDC {transfer.status}",
                 record=transfer,
@@ -244,8 +253,8 @@ class PoolsRole:
     def create_pool_now(self, request: NewSettlementPoolRequest) -> None:
         """Ask the venue for the pool the form describes."""
 
-        async def create(client: ServiceClient) -> Done:
-            pool = await client.settlement_pools_new(request)
+        async def create(_client: ServiceClient) -> Done:
+            pool: SettlementPool = await self.runner.send(Intent.of(WriteKind.POOL, request))
             return Done(
                 f"pool '{request.pool_name}' requested "
                 f"({pool.data.status if pool.data else 'pending'})",

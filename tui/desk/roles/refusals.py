@@ -10,11 +10,14 @@ status and code go in the detail, for the support desk.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from tui.api.errors import ApiError
 from tui.api.models import ClearingStatus
 from tui.desk.messages import ActionOutcome
 from tui.desk.widgets.common import fmt
+
+if TYPE_CHECKING:
+    from tui.api.errors import ApiError
 
 _CLEARING = frozenset(s.value for s in ClearingStatus)
 _FIELD = re.compile(r"^[a-z_][a-z0-9_.\[\]]*$")

@@ -6,6 +6,12 @@ action's group, catches the venue's refusal (`ApiError`) and the action's own (`
 wallet, a file that could not be written), and posts exactly one `ActionOutcome`. A crash in the
 action is posted too (``crashed``) and then left to fail the worker, which the desk reports.
 
+An action reads through the client but writes only through `ActionRunner.send`: the desk's one
+`WriteDesk` (`tui.desk.roles.writes`), journaled, sent once, and resolved by reading when its
+answer is lost. The outcome carries every write the action made and how it ended
+(``ActionOutcome.writes``), and says in words when an answer was lost: it landed, it did not
+(safe to send again), or it is still unknown (`NotLanded`, `StillUnknown`).
+
 User actions acquire the request budget without the polls' reserve: they are what the reserve
 is kept for.
 """
@@ -13,6 +19,7 @@ is kept for.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Coroutine
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
@@ -24,8 +31,10 @@ from textual.worker import Worker
 
 from tui.api.client import ServiceClient
 from tui.api.errors import ApiError
+from tui.api.writes import Intent, Landed, NotLanded, Outcome, Resolution, Unresolved
 from tui.desk.book import DeskBook
 from tui.desk.messages import ActionKind, ActionOutcome, RecordIds, Topic
+from tui.desk.roles.writes import DeskWrites, landing_words
 from tui.desk.session import Connection
 
 ACTIONS = "actions"
@@ -36,6 +45,7 @@ class DeskHost(Protocol):
     """What the roles need of the desk: its book and client, screens, toasts and workers."""
 
     book: DeskBook
+    writes: DeskWrites
 
     @property
     def client(self) -> ServiceClient | None:
@@ -121,6 +131,18 @@ class Refused(Exception):
     """An action that could not do its job for a reason the user can act on; said in words."""
 
 
+class WriteNotDone(Refused):
+    """A write that did not land, or whose landing is not known; ``outcome`` says which."""
+
+    def __init__(self, outcome: NotLanded | Unresolved) -> None:
+        super().__init__(landing_words(outcome) or outcome.reason)
+        self.outcome = outcome
+
+
+_SENT: ContextVar[list[Outcome] | None] = ContextVar("desk_writes_sent", default=None)
+"""The writes the action running in this task sent, in order (each worker has its own)."""
+
+
 VenueAction = Callable[[ServiceClient], Awaitable[Done]]
 """An action on the venue: given the shared client, what it did."""
 
@@ -139,6 +161,31 @@ class ActionRunner:
         if self.desk.client is None:
             raise ApiError("not connected")
         return self.desk.client
+
+    async def send(self, intent: Intent) -> Any:
+        """Write ``intent`` through the desk's `WriteDesk`; the venue's record when it landed.
+
+        A refusal raises the venue's `ApiError` (as a direct call would); a write that did not
+        land or whose landing is unknown raises `WriteNotDone`, in words. Never sends blind.
+        """
+        writes = self.desk.writes
+        writes.bind(self.client())
+        try:
+            outcome = await writes.submit(intent)
+        except OSError as error:
+            raise Refused(f"not sent: the journal cannot be written ({error})") from None
+        sent = _SENT.get()
+        if sent is not None:
+            sent.append(outcome)
+        if isinstance(outcome, Landed):
+            return outcome.record
+        if (
+            isinstance(outcome, NotLanded)
+            and outcome.how is Resolution.REFUSED
+            and outcome.error is not None
+        ):
+            raise outcome.error
+        raise WriteNotDone(outcome)
 
     def run(
         self,
@@ -217,6 +264,8 @@ class ActionRunner:
         form: object = None,
     ) -> ActionOutcome:
         """Run one action to its outcome; a refusal is an outcome, never an exception."""
+        sent: list[Outcome] = []
+        token = _SENT.set(sent)
         try:
             done = await action()
         except ApiError as error:
@@ -227,16 +276,34 @@ class ActionRunner:
                 error=error,
                 refresh=refresh_on_error,
                 form=form,
+                writes=tuple(sent),
+            )
+        except WriteNotDone as unknown:
+            # It may have moved something: look at what it touches again.
+            return ActionOutcome(
+                kind,
+                ids,
+                problem=str(unknown),
+                refresh=refresh_on_error,
+                form=form,
+                writes=tuple(sent),
             )
         except Refused as refusal:
-            return ActionOutcome(kind, ids, problem=str(refusal), form=form)
+            return ActionOutcome(kind, ids, problem=str(refusal), form=form, writes=tuple(sent))
+        finally:
+            _SENT.reset(token)
+        notes = [note for note in map(landing_words, sent) if note]
+        summary = done.summary
+        if notes and summary:
+            summary = f"{summary} ({'; '.join(notes)})"
         return ActionOutcome(
             kind,
             ids,
-            summary=done.summary,
+            summary=summary,
             problem=done.problem,
             record=done.record,
             refresh=done.refresh,
             money=done.money,
             form=form,
+            writes=tuple(sent),
         )

@@ -1,21 +1,25 @@
 """Safety and record keeping: the kill switch, and the CSV export of what is in view.
 
 The kill switch asks once, then cancels every quote (one call: a quote can be hit any moment)
-and every open RFQ of this company, and reports what it could not cancel. The export writes the
+and every open RFQ of this company, and reports what it could not cancel. Its cancels are
+writes like any other: journaled and sent through `ActionRunner.send`. The export writes the
 trades and transfers of the view for the back office.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 from tui.api.client import ServiceClient
 from tui.api.errors import ApiError
 from tui.api.models import RFQ, RFQStatus, Trade, Transfer
+from tui.api.writes import Intent, WriteKind
 from tui.desk.export import export_csv
 from tui.desk.messages import ActionKind, KillReport, RecordIds, Topic
-from tui.desk.roles.runner import ActionRunner, DeskHost, Done, Refused
+from tui.desk.roles.runner import ActionRunner, DeskHost, Done, Refused, WriteNotDone
 from tui.desk.screens.confirm import ConfirmScreen
 
 KILL = "kill"
@@ -24,8 +28,10 @@ EXPORT = "export"
 """The export's worker group: a second export replaces one still writing."""
 
 
-async def kill_switch(client: ServiceClient, known_open: list[RFQ]) -> KillReport:
-    """Cancel every quote, then every open RFQ of this company.
+async def kill_switch(
+    client: ServiceClient, send: Callable[[Intent], Awaitable[Any]], known_open: list[RFQ]
+) -> KillReport:
+    """Cancel every quote, then every open RFQ of this company (writes go through ``send``).
 
     Quotes go first (one call), since a quote can be hit any moment. The open RFQs are read
     fresh from the venue when the budget allows, and the ones the desk already knew are
@@ -33,9 +39,11 @@ async def kill_switch(client: ServiceClient, known_open: list[RFQ]) -> KillRepor
     """
     report = KillReport()
     try:
-        report.quotes_cancelled = bool(await client.quotes_cancel_all())
+        report.quotes_cancelled = bool(await send(Intent.of(WriteKind.CANCEL_ALL_QUOTES)))
     except ApiError as error:
         report.failures.append(f"cancel all quotes: {error.message}")
+    except WriteNotDone as unknown:
+        report.failures.append(f"cancel all quotes: {unknown}")
     open_ids = {rfq.rfq_id for rfq in known_open}
     try:
         async for rfq in client.iterate(client.rfqs_sent, price=False):
@@ -45,12 +53,14 @@ async def kill_switch(client: ServiceClient, known_open: list[RFQ]) -> KillRepor
         report.failures.append(f"reading open RFQs: {error.message}")
     for rfq_id in sorted(open_ids):
         try:
-            if await client.rfqs_cancel(rfq_id):
+            if await send(Intent.of(WriteKind.CANCEL_RFQ, id=rfq_id)):
                 report.rfqs_cancelled.append(rfq_id)
         except ApiError as error:
             if error.status == 409:  # closed or expired meanwhile: nothing left to cancel
                 continue
             report.failures.append(f"RFQ {rfq_id[:8]}: {error.message}")
+        except WriteNotDone as unknown:
+            report.failures.append(f"RFQ {rfq_id[:8]}: {unknown}")
     return report
 
 
@@ -92,7 +102,7 @@ class SafetyRole:
         """Cancel everything without asking (the confirmation said yes)."""
 
         async def kill(client: ServiceClient) -> Done:
-            report = await kill_switch(client, open_rfqs)
+            report = await kill_switch(client, self.runner.send, open_rfqs)
             text = report.summary()
             return Done(
                 text if report.ok else "",

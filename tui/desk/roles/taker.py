@@ -15,7 +15,8 @@ from decimal import Decimal
 
 from tui.api.client import ServiceClient
 from tui.api.lifecycle import QuoteState
-from tui.api.models import AcceptQuoteRequest, NewRfqRequest, Quote, TradeSide
+from tui.api.models import RFQ, AcceptQuoteRequest, NewRfqRequest, Quote, TradeSide
+from tui.api.writes import Intent, WriteKind
 from tui.desk.clearing import gross_notional, leg_fills, quote_is_open
 from tui.desk.messages import ActionKind, RecordIds, Topic
 from tui.desk.roles.runner import ActionRunner, DeskHost, Done
@@ -109,8 +110,8 @@ class TakerRole:
     def send_rfq(self, builder: NewRfqScreen, request: NewRfqRequest) -> None:
         """Send the builder's valid request; the builder waits for the outcome."""
 
-        async def send(client: ServiceClient) -> Done:
-            rfq = await client.rfqs_new(request)
+        async def send(_client: ServiceClient) -> Done:
+            rfq: RFQ = await self.runner.send(Intent.of(WriteKind.RFQ, request))
             return Done(
                 f"RFQ {fmt.short_id(rfq.rfq_id)} sent to {len(request.target_companies)} companies",
                 record=rfq,
@@ -293,10 +294,9 @@ class TakerRole:
     def accept_now(self, rfq_id: str, quote_id: str, side: TradeSide) -> None:
         """Accept without asking (the confirmation said yes)."""
 
-        async def accept(client: ServiceClient) -> Done:
-            response = await client.quotes_accept(
-                AcceptQuoteRequest(parent_quote_id=quote_id, rfq_id=rfq_id, side=side)
-            )
+        async def accept(_client: ServiceClient) -> Done:
+            request = AcceptQuoteRequest(parent_quote_id=quote_id, rfq_id=rfq_id, side=side)
+            response = await self.runner.send(Intent.of(WriteKind.ACCEPT, request))
             return Done(
                 f"accepted: {fmt.status_words(response.new_clearing_status)}",
                 record=response,
@@ -334,8 +334,8 @@ class TakerRole:
     def cancel_rfq_now(self, rfq_id: str) -> None:
         """Cancel without asking (the confirmation said yes)."""
 
-        async def cancel(client: ServiceClient) -> Done:
-            await client.rfqs_cancel(rfq_id)
+        async def cancel(_client: ServiceClient) -> Done:
+            await self.runner.send(Intent.of(WriteKind.CANCEL_RFQ, id=rfq_id))
             return Done(f"RFQ {fmt.short_id(rfq_id)} cancelled", refresh=(Topic.RFQS_SENT,))
 
         self.runner.run(ActionKind.CANCEL_RFQ, cancel, ids=RecordIds(rfq_id=rfq_id))
