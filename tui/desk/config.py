@@ -11,13 +11,25 @@
     api_secret = "..."
     keystore = "~/.config/rfq-desk/wallets/prod.json"
 
-`DeskSettings` is the file's top level and `Profile` one ``[profiles.NAME]`` table; every field
-says what it is for, and `ENV_NAMES` which variable overrides it. The environment overrides
-the file per field: ``RFQ_DESK_THEME`` and ``RFQ_DESK_PROFILE`` the top level, and
+    [guardrails]                   # when a quote, accept or RFQ asks again
+    max_notional = 250000
+    [alerts]                       # bell, flash, toast per kind; quiet = toasts only
+    quiet = false
+    [alerts.rfq_received]
+    bell = false
+
+`DeskSettings` is the file's top level, `Profile` one ``[profiles.NAME]`` table, and
+`tui.desk.config_tables` the ``[guardrails]`` and ``[alerts]`` tables; every field says what it
+is for, and `ENV_NAMES` / `env_name` which variable overrides it. The environment overrides
+the file per field: ``RFQ_DESK_THEME`` and ``RFQ_DESK_PROFILE`` the top level,
+``RFQ_DESK_GUARDRAILS__MAX_NOTIONAL``, ``RFQ_DESK_ALERTS__QUIET``,
+``RFQ_DESK_ALERTS__LAST_LOOK__BELL`` (``__`` between the table and the field) the tables, and
 ``RFQ_DESK_BASE_URL``, ``RFQ_DESK_STATS_BASE_URL``, ``RFQ_DESK_API_KEY``,
 ``RFQ_DESK_API_SECRET``, ``RFQ_DESK_KEYSTORE`` the selected profile (`ProfileOverrides`);
 ``RFQ_DESK_CONFIG`` names the file itself. The command line (``--theme``, ``--profile``)
-overrides both.
+overrides both. A value refused names its field and where it was written: the file and line
+(``config.toml:12: guardrails.max_notional: ...``) or the variable. ``keymap_preset`` and
+``[keymap]`` are the keys' (`tui.desk.keymap` reads and checks them).
 
 Secrets are `SecretStr` (a logged profile or a validation error never shows them), and a
 config file holding an ``api_secret`` that group or others may read is refused with the
@@ -30,9 +42,8 @@ import json
 import os
 import re
 import tomllib
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Mapping
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -46,32 +57,17 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-from pydantic_settings import (
-    BaseSettings,
-    EnvSettingsSource,
-    InitSettingsSource,
-    PydanticBaseSettingsSource,
-    SettingsConfigDict,
-)
+from pydantic_settings import SettingsConfigDict
 
+from tui.desk.config_errors import located_errors
+from tui.desk.config_sources import ENV_NAMES as ENV_NAMES
+from tui.desk.config_sources import ENV_NESTING, ENV_PREFIX, Layered, reading
+from tui.desk.config_sources import env_name as env_name
+from tui.desk.config_tables import AlertsTable, GuardrailsTable
 from tui.paths import ExposedSecretError, config_dir, refuse_exposed, write_private_file
 
 SANDBOX_PROFILE = "sandbox"
 """The profile name that means the built-in sandbox exchange."""
-
-ENV_PREFIX = "RFQ_DESK_"
-
-ENV_NAMES: dict[str, str] = {
-    "config": f"{ENV_PREFIX}CONFIG",
-    "theme": f"{ENV_PREFIX}THEME",
-    "default_profile": f"{ENV_PREFIX}PROFILE",
-    "base_url": f"{ENV_PREFIX}BASE_URL",
-    "stats_base_url": f"{ENV_PREFIX}STATS_BASE_URL",
-    "api_key": f"{ENV_PREFIX}API_KEY",
-    "api_secret": f"{ENV_PREFIX}API_SECRET",
-    "keystore": f"{ENV_PREFIX}KEYSTORE",
-}
-"""The environment variable that overrides each setting (``config`` is the file's path)."""
 
 
 class ConfigError(Exception):
@@ -129,57 +125,15 @@ class Profile(BaseModel):
         return value.expanduser() if value is not None else None
 
 
-# What one `load_config` reads: its environment and its file's tables (sources are built by a
-# classmethod, so they are handed over here rather than through the constructor).
-_READING: ContextVar[tuple[Mapping[str, str], dict[str, Any]]] = ContextVar("_READING")
+class DeskSettings(Layered):
+    """The whole config file: look, default profile, the profiles, guardrails and alerts."""
 
-
-@contextmanager
-def _reading(env: Mapping[str, str], table: dict[str, Any]) -> Iterator[None]:
-    token = _READING.set((env, table))
-    try:
-        yield
-    finally:
-        _READING.reset(token)
-
-
-class _GivenEnv(EnvSettingsSource):
-    """pydantic-settings' environment source over a given mapping (tests pass their own)."""
-
-    def __init__(self, settings_cls: type[BaseSettings], environ: Mapping[str, str]) -> None:
-        self._environ = environ
-        super().__init__(settings_cls)
-
-    def _load_env_vars(self) -> Mapping[str, str | None]:
-        # Only RFQ_DESK_* names: a field's alias (default_profile) must not match a stray
-        # variable of that bare name.
-        prefix = ENV_PREFIX.lower()
-        lowered = {name.lower(): value for name, value in self._environ.items() if value}
-        return {name: value for name, value in lowered.items() if name.startswith(prefix)}
-
-
-class _Layered(BaseSettings):
-    """Settings read from, highest first: the command line, the environment, the file."""
-
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        """Command line (init arguments) > environment > config.toml > defaults."""
-        env, table = _READING.get(({}, {}))
-        file_settings = InitSettingsSource(settings_cls, table)
-        return (init_settings, _GivenEnv(settings_cls, env), file_settings)
-
-
-class DeskSettings(_Layered):
-    """The whole config file: look, default profile, and the profiles."""
-
-    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore", populate_by_name=True)
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX,
+        env_nested_delimiter=ENV_NESTING,
+        extra="ignore",
+        populate_by_name=True,
+    )
 
     theme: str | None = Field(
         default=None,
@@ -194,6 +148,16 @@ class DeskSettings(_Layered):
     )
     profiles: dict[str, Profile] = Field(
         default_factory=dict, description="The venue profiles, one [profiles.NAME] table each."
+    )
+    guardrails: GuardrailsTable = Field(
+        default_factory=GuardrailsTable,
+        description="[guardrails]: when a quote, an accept or an RFQ asks for a second "
+        "confirmation (env RFQ_DESK_GUARDRAILS__<FIELD>).",
+    )
+    alerts: AlertsTable = Field(
+        default_factory=AlertsTable,
+        description="[alerts]: quiet mode, and bell/flash/toast per kind of alert in "
+        "[alerts.<kind>] (env RFQ_DESK_ALERTS__QUIET, RFQ_DESK_ALERTS__<KIND>__<WAY>).",
     )
 
     @model_validator(mode="before")
@@ -212,7 +176,7 @@ DeskConfig = DeskSettings
 """The former name of `DeskSettings`."""
 
 
-class ProfileOverrides(_Layered):
+class ProfileOverrides(Layered):
     """The environment's overrides of the selected profile, field by field (None: not set)."""
 
     model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore")
@@ -246,7 +210,7 @@ def read_config_table(path: Path) -> dict[str, Any]:
         return {}
     try:
         with path.open("rb") as handle:
-            table = tomllib.load(handle)
+            table = tomllib.load(handle, parse_float=Decimal)  # money is never a float
     except (OSError, tomllib.TOMLDecodeError) as error:
         raise ConfigError(f"{path}: {error}") from None
     if holds_secret(table):
@@ -273,10 +237,10 @@ def load_config(
     table = read_config_table(path)
     given: dict[str, Any] = {"theme": theme, "default_profile": profile}
     try:
-        with _reading(env, table):
+        with reading(env, table):
             return DeskSettings(**{k: v for k, v in given.items() if v})
     except ValidationError as error:
-        raise ConfigError(f"{path}: {_field_errors(error)}") from None
+        raise ConfigError(located_errors(error, DeskSettings, path, env)) from None
 
 
 def resolve_profile(
@@ -296,7 +260,7 @@ def resolve_profile(
     if base is not None:
         values["api_secret"] = base.api_secret.get_secret_value()
     try:
-        with _reading(env, {}):
+        with reading(env, {}):
             overrides = ProfileOverrides()
     except ValidationError as error:
         raise ConfigError(f"environment: {_field_errors(error)}") from None

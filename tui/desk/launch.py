@@ -2,7 +2,8 @@
 
 ``rfq-desk`` with no profile configured runs on the built-in sandbox; ``rfq-desk --profile NAME``
 opens a configured venue. Configuration problems, and a ``--theme`` that names no theme, are
-reported in one line on stderr, before the terminal is taken over. A theme picked during the
+reported in one line on stderr, before the terminal is taken over; so is a ``[keymap]`` entry
+the desk refuses (it opens with that binding's default keys). A theme picked during the
 session (the command palette's "Change theme") is written to the config file when the desk
 closes, so the next start opens with it.
 """
@@ -14,7 +15,15 @@ from pathlib import Path
 
 from textual.theme import BUILTIN_THEMES as TEXTUAL_THEMES
 
-from tui.desk.config import ConfigError, load_config, remember_theme, resolve_profile, theme_dirs
+from tui.desk.config import (
+    ConfigError,
+    default_config_path,
+    load_config,
+    remember_theme,
+    resolve_profile,
+    theme_dirs,
+)
+from tui.desk.keymap import read_keymap, use_keymap
 from tui.desk.themes import BUILTIN_THEMES, load_user_themes, pick_theme
 
 
@@ -52,7 +61,16 @@ def run_desk(
     from tui.desk.session import Connector, ProfileConnector, SandboxConnector
 
     connector: Connector = SandboxConnector(data) if chosen is None else ProfileConnector(chosen)
-    app = DeskApp(connector, theme=wanted)
+    app = DeskApp(
+        connector,
+        theme=wanted,
+        guardrails=config.guardrails.settings(),
+        alert_settings=config.alerts.settings(),
+    )
+    keymap = read_keymap(default_config_path())  # the file load_config read
+    use_keymap(app, keymap)
+    for warning in keymap.warnings:  # the desk keeps the default keys of these
+        print(f"rfq-desk: {warning}", file=sys.stderr)
     opened_with = pick_theme(wanted, app.available_themes)
     app.run()
     if app.theme != opened_with:

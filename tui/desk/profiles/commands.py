@@ -20,7 +20,7 @@ from typing import IO
 from pydantic import SecretStr, ValidationError
 
 from tui.desk.config import (
-    ENV_NAMES,
+    ENV_PREFIX,
     ConfigError,
     DeskSettings,
     Profile,
@@ -79,30 +79,33 @@ def new_passphrase(source: Path | None) -> SecretStr:
 # -- rfq-desk config -------------------------------------------------------------------------
 
 
-def keymap_lines() -> list[str]:
-    """The active keys, one ``key  action  description`` line each.
+def keymap_lines(path: Path) -> list[str]:
+    """The keys in force with the config file at ``path``: every entry it refuses (with its
+    line), then one line per binding id (`tui.desk.keymap.describe_keymap`, ``*`` where
+    rebound). The desk reads the same file the same way (`tui.desk.launch.run_desk`)."""
+    from tui.desk.keymap import describe_keymap, read_keymap
 
-    The keys module's ``active_keymap()`` (binding id -> keys, from config.toml's [keymap])
-    rebinds the defaults where it exists; else the defaults of `DESK_BINDINGS` are printed.
-    """
-    from textual.binding import Binding
+    keymap = read_keymap(path)
+    preset = [f"  preset {keymap.preset}"] if keymap.preset else []
+    refused = [f"  refused: {warning}" for warning in keymap.warnings]
+    return [*preset, *refused, *(f"  {row}" for row in describe_keymap(keymap))]
 
-    from tui.desk import keys
 
-    active = getattr(keys, "active_keymap", None)
-    overrides: dict[str, str] = {}
-    if callable(active):
-        try:
-            overrides = dict(active())
-        except Exception as error:  # a broken [keymap] is reported, never a crash here
-            return [f"  (the keymap cannot be read: {error})"]
-    lines = []
-    for binding in keys.DESK_BINDINGS:
-        if not isinstance(binding, Binding):
-            continue
-        key = overrides.get(binding.id or "", binding.key)
-        lines.append(f"  {key:<18} {binding.action:<26} {binding.description}")
-    return lines
+def _guardrail_lines(settings: DeskSettings) -> Iterable[str]:
+    guard = settings.guardrails.settings()
+    yield f"  max {guard.max_bps_from_fair} bps from fair value (quote or accept)"
+    yield f"  max notional {guard.max_notional} USDC (quote or accept)"
+    yield f"  duplicate RFQ warning within {guard.duplicate_rfq_s} s"
+
+
+def _alert_lines(settings: DeskSettings) -> Iterable[str]:
+    alerts = settings.alerts.settings()
+    if alerts.quiet:
+        yield "  quiet: toasts only"
+    for kind in alerts.ways:
+        ways = alerts.of(kind)
+        shown = [way for way in ("bell", "flash", "toast") if getattr(ways, way)]
+        yield f"  {kind.value:<18} {', '.join(shown) or 'off'}"
 
 
 def _profile_lines(settings: DeskSettings) -> Iterable[str]:
@@ -133,7 +136,9 @@ def run_config(out: Out = print) -> int:
     out(f"data dir:             {data_dir()}")
     out(f"sandbox database:     {db_path}")
     out(f"sandbox credentials:  {sandbox_credentials_path(db_path)}")
-    set_vars = sorted(v for v in ENV_NAMES.values() if os.environ.get(v))
+    set_vars = sorted(
+        name for name, value in os.environ.items() if name.startswith(ENV_PREFIX) and value
+    )
     out(f"environment:          {', '.join(set_vars) or 'no RFQ_DESK_* variable set'}")
     try:
         settings = load_config(path)
@@ -145,8 +150,14 @@ def run_config(out: Out = print) -> int:
     out("profiles:")
     for line in _profile_lines(settings):
         out(line)
-    out("keys:")
-    for line in keymap_lines():
+    out("guardrails (a second confirmation past these):")
+    for line in _guardrail_lines(settings):
+        out(line)
+    out("alerts:")
+    for line in _alert_lines(settings):
+        out(line)
+    out("keys (* rebound in the config file):")
+    for line in keymap_lines(path):
         out(line)
     return 0
 
