@@ -112,8 +112,7 @@ def notional_over(notional: Decimal | None, settings: GuardrailSettings = DEFAUL
     if notional is None or notional <= settings.max_notional:
         return None
     return (
-        f"notional {_plain(notional)} USDC is over the limit of "
-        f"{_plain(settings.max_notional)} USDC"
+        f"notional {notional:,.2f} USDC is over the limit of {_plain(settings.max_notional)} USDC"
     )
 
 

@@ -34,6 +34,7 @@ def make_desk(sandbox: Any, tmp_path: Path, short_name: str = "DESK", **options:
     options.setdefault("auto_feed", False)
     options.setdefault("theme", "desk-dark")
     options.setdefault("export_dir", tmp_path / "exports")
+    options.setdefault("journal_path", tmp_path / "journals" / "desk.jsonl")
     options.setdefault("user_theme_dirs", [])
     return DeskApp(
         StaticConnector(connection),

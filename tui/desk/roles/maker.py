@@ -1,8 +1,10 @@
 """The maker: sends, replaces and pulls quotes on received RFQs, and answers a last look.
 
-The ticket validates a quote before it asks; nothing here is confirmed again (a quote can be
-pulled at once). The answer to a last look says what the maker's permit must allow, which the
-book keeps for the deposit approval that may follow.
+The ticket validates a quote before it asks; a quote within the guardrails goes at once (it
+can be pulled at once). One further than the guardrails allow from the RFQ's fair value, or
+over the notional limit, is asked again first, saying why (`tui.desk.roles.guard`). The
+answer to a last look says what the maker's permit must allow, which the book keeps for the
+deposit approval that may follow.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from tui.api.models import (
 from tui.api.writes import Intent, WriteKind
 from tui.desk.clearing import TrackedTrade
 from tui.desk.messages import ActionKind, RecordIds, Topic
+from tui.desk.roles.guard import ask_again, guardrail_settings, quote_reasons
 from tui.desk.roles.runner import ActionRunner, DeskHost, Done
 from tui.desk.widgets.common import fmt
 
@@ -30,7 +33,21 @@ class MakerRole:
         self.runner = runner
 
     def send_quote(self, request: NewQuoteRequest, replaces: str | None = None) -> None:
-        """Send a new quote, or replace the live quote ``replaces`` with it."""
+        """Send a new quote, or replace the live quote ``replaces`` with it; past the
+        guardrails, only once the trader said yes to a second confirmation naming why."""
+        rfq = self.desk.book.rfqs_received.get(request.rfq_id)
+        settings = guardrail_settings(self.desk)
+        found = quote_reasons(self.desk.book, rfq, request, settings) if rfq else []
+        word = "replace quote" if replaces else "quote"
+        ask_again(
+            self.desk,
+            f"{word} on RFQ {fmt.short_id(request.rfq_id)}",
+            found,
+            lambda: self.send_quote_now(request, replaces),
+        )
+
+    def send_quote_now(self, request: NewQuoteRequest, replaces: str | None = None) -> None:
+        """Send (or replace) without asking: within the guardrails, or the trader said yes."""
         kind = ActionKind.REPLACE_QUOTE if replaces else ActionKind.NEW_QUOTE
 
         async def send(_client: ServiceClient) -> Done:

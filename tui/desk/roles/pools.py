@@ -3,16 +3,19 @@
 Approving and depositing sign an ERC-2612 permit with the company wallet (permit template ->
 sign -> submit) so the pool address may spend the amount; a deposit then also asks for the
 transfer. Every write goes through the runner's `ActionRunner.send` (journaled, sent once).
-The wallet key comes from the session, or is unlocked from the profile's keystore with a
-password, asked once per session. Signing runs in a thread: eth-account is slow to import and
-CPU-bound to use.
+The sandbox's session carries its dev wallet key; a venue profile's key stays in its encrypted
+keystore, and each permit asks for the passphrase in a masked modal and signs with
+`sign_permit_with_keystore`, which decrypts the key, signs and lets it go: the desk never holds
+the decrypted key, and a wrong passphrase is said under the field and asked again. Signing
+runs in a thread: eth-account is slow to import and CPU-bound to use.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 from pydantic import SecretStr
@@ -25,6 +28,7 @@ from tui.api.models import (
     NewTransferRequest,
     PermitTemplateRequest,
     SettlementPool,
+    SubmitPermitRequest,
     Transfer,
     TransferType,
 )
@@ -42,7 +46,8 @@ PERMIT_VALIDITY_S = 300
 """How long a signed permit stays usable: long enough for a slow block, short enough to be safe."""
 
 UNLOCK_TRIES = 3
-"""Password attempts before the unlock is given up (the action then fails, in words)."""
+"""Passphrase attempts for one permit before it is given up (the action then fails, in
+words)."""
 
 MONEY_MOVES = (Topic.TRANSFERS, Topic.POOLS, Topic.SUMMARY)
 """What a deposit or a withdrawal changes."""
@@ -55,14 +60,15 @@ class WalletUnavailable(Refused):
 Send = Callable[[Intent], Awaitable[Any]]
 """How a write leaves: `ActionRunner.send`."""
 
+Sign = Callable[[Mapping[str, Any]], Awaitable[SubmitPermitRequest]]
+"""How a permit template is signed: `PoolsRole.signer`."""
+
 
 async def approve_spending(
-    client: ServiceClient, send: Send, wallet_key: SecretStr, pool_address: str, amount: Decimal
+    client: ServiceClient, send: Send, sign: Sign, pool_address: str, amount: Decimal
 ) -> bool:
-    """Let ``pool_address`` spend ``amount`` USDC: permit template (read) -> sign -> submit
-    (``send``)."""
-    from tui.api.permits import sign_permit
-
+    """Let ``pool_address`` spend ``amount`` USDC: permit template (read) -> ``sign`` ->
+    submit (``send``)."""
     template = await client.transfers_permit_template(
         PermitTemplateRequest(
             pool_address=pool_address,
@@ -70,7 +76,7 @@ async def approve_spending(
             seconds_until_expiry=PERMIT_VALIDITY_S,
         )
     )
-    signed = await asyncio.to_thread(sign_permit, template, wallet_key.get_secret_value())
+    signed = await sign(template)
     return bool(await send(Intent.of(WriteKind.PERMIT, signed)))
 
 
@@ -80,7 +86,6 @@ class PoolsRole:
     def __init__(self, desk: DeskHost, runner: ActionRunner) -> None:
         self.desk = desk
         self.runner = runner
-        self._wallet_key: SecretStr | None = None
 
     # -- a trade's deposit ------------------------------------------------------------------
 
@@ -119,9 +124,9 @@ class PoolsRole:
         """Sign and submit the permit for ``amount`` (the form said how much)."""
 
         async def approve(client: ServiceClient) -> Done:
-            key = await self.wallet()
+            sign = self.signer()
             try:
-                taken = await approve_spending(client, self.runner.send, key, pool_address, amount)
+                taken = await approve_spending(client, self.runner.send, sign, pool_address, amount)
             except ApiError:
                 raise
             except ValueError as error:  # a template the wallet cannot sign, a bad address
@@ -189,9 +194,9 @@ class PoolsRole:
         """Permit the pool to spend ``amount``, then ask for the deposit."""
 
         async def deposit(client: ServiceClient) -> Done:
-            key = await self.wallet()
+            sign = self.signer()
             try:
-                await approve_spending(client, self.runner.send, key, address, amount)
+                await approve_spending(client, self.runner.send, sign, address, amount)
                 request = NewTransferRequest(
                     qty=amount,
                     target_pool_location=pool_id,
@@ -266,31 +271,52 @@ class PoolsRole:
 
     # -- the wallet -------------------------------------------------------------------------
 
-    async def wallet(self) -> SecretStr:
-        """The wallet key: from the session, or unlocked from the keystore (asked once)."""
+    def signer(self) -> Sign:
+        """How this session signs a permit: with the session's wallet key (the sandbox's dev
+        key), or from the profile's keystore, asking the passphrase each time; a
+        `WalletUnavailable` when it has neither (before anything is asked of the venue)."""
         connection = self.desk.connection
         if connection is not None and connection.wallet_key is not None:
-            return connection.wallet_key
-        if self._wallet_key is not None:
-            return self._wallet_key
+            key = connection.wallet_key
+
+            async def with_key(template: Mapping[str, Any]) -> SubmitPermitRequest:
+                from tui.api.permits import sign_permit
+
+                return await asyncio.to_thread(sign_permit, template, key.get_secret_value())
+
+            return with_key
         if connection is None or connection.keystore is None:
             raise WalletUnavailable("no wallet configured for this profile (keystore)")
-        from tui.api.permits import WalletError, load_wallet_key
+        keystore = connection.keystore
+
+        async def with_keystore(template: Mapping[str, Any]) -> SubmitPermitRequest:
+            return await self.sign_with_keystore(template, keystore)
+
+        return with_keystore
+
+    async def sign_with_keystore(
+        self, template: Mapping[str, Any], keystore: Path
+    ) -> SubmitPermitRequest:
+        """Ask the passphrase (masked) and sign this one permit; the key is decrypted inside
+        the signing call only. A wrong passphrase is said under the field and asked again, up
+        to `UNLOCK_TRIES` times; a template the wallet cannot sign is refused in words."""
+        from tui.api.permits import WalletError, sign_permit_with_keystore
 
         error = ""
         for _ in range(UNLOCK_TRIES):
-            password = await self.desk.push_screen_wait(
-                PasswordScreen(connection.keystore, error=error)
+            passphrase: SecretStr | None = await self.desk.push_screen_wait(
+                PasswordScreen(keystore, error=error)
             )
-            if password is None:
-                raise WalletUnavailable("wallet not unlocked")
+            if passphrase is None:
+                raise WalletUnavailable("wallet not unlocked: the permit was not signed")
             try:
-                key = await asyncio.to_thread(
-                    load_wallet_key, connection.keystore, password.get_secret_value()
+                return await asyncio.to_thread(
+                    sign_permit_with_keystore, template, keystore, passphrase
                 )
             except WalletError as problem:
+                if str(problem).startswith("permit template"):
+                    raise Refused(str(problem)) from None
                 error = str(problem)
-                continue
-            self._wallet_key = SecretStr(key)
-            return self._wallet_key
-        raise WalletUnavailable("wallet not unlocked")
+            finally:
+                del passphrase
+        raise WalletUnavailable(f"wallet not unlocked after {UNLOCK_TRIES} tries: {error}")

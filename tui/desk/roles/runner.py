@@ -10,7 +10,9 @@ An action reads through the client but writes only through `ActionRunner.send`: 
 `WriteDesk` (`tui.desk.roles.writes`), journaled, sent once, and resolved by reading when its
 answer is lost. The outcome carries every write the action made and how it ended
 (``ActionOutcome.writes``), and says in words when an answer was lost: it landed, it did not
-(safe to send again), or it is still unknown (`NotLanded`, `StillUnknown`).
+(safe to send again), or it is still unknown (`NotLanded`, `StillUnknown`). While one is
+unknown the runner looks for it again on a timer (`UnknownWatch`) and tells the trader when
+it resolves.
 
 User actions acquire the request budget without the polls' reserve: they are what the reserve
 is kept for.
@@ -27,6 +29,7 @@ from typing import Any, Protocol
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.worker import Worker
 
 from tui.api.client import ServiceClient
@@ -34,7 +37,7 @@ from tui.api.errors import ApiError
 from tui.api.writes import Intent, Landed, NotLanded, Outcome, Resolution, Unresolved
 from tui.desk.book import DeskBook
 from tui.desk.messages import ActionKind, ActionOutcome, RecordIds, Topic
-from tui.desk.roles.writes import DeskWrites, landing_words
+from tui.desk.roles.writes import DeskWrites, UnknownWatch, landing_words
 from tui.desk.session import Connection
 
 ACTIONS = "actions"
@@ -110,6 +113,18 @@ class DeskHost(Protocol):
         """Queue a message for the desk."""
         ...
 
+    def set_interval(
+        self,
+        interval: float,
+        callback: Callable[[], Any] | None = None,
+        *,
+        name: str | None = None,
+        repeat: int = 0,
+        pause: bool = False,
+    ) -> Timer:
+        """Call ``callback`` every ``interval`` seconds."""
+        ...
+
 
 @dataclass(frozen=True)
 class Done:
@@ -155,6 +170,8 @@ class ActionRunner:
 
     def __init__(self, desk: DeskHost) -> None:
         self.desk = desk
+        self.unknown = UnknownWatch(desk)
+        """Looks again, on a timer, for writes whose landing is unknown."""
 
     def client(self) -> ServiceClient:
         """The shared client; an `ApiError` when the desk is not connected yet."""
@@ -177,6 +194,8 @@ class ActionRunner:
         sent = _SENT.get()
         if sent is not None:
             sent.append(outcome)
+        if isinstance(outcome, Unresolved):
+            self.unknown.start()
         if isinstance(outcome, Landed):
             return outcome.record
         if (

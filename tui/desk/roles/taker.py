@@ -3,29 +3,33 @@
 An accept is confirmed first with everything it commits to (the exact quote: maker, price and
 age; side, quantity, notional, premium, pool, the quote's expiry), and on ``y`` the quote is
 looked at again on the venue: replaced, pulled or expired meanwhile, nothing is sent and the
-dialog says what changed. A cancel is confirmed too. The structure builder stays open while its
-RFQ is on the way: the outcome goes back to it (`ActionOutcome.form`).
+dialog says what changed. An accept further from fair value than the guardrails allow, or
+over the notional limit, is asked a second time, saying why (`tui.desk.roles.guard`). A cancel
+is confirmed too. The structure builder opens empty (``n``) or prefilled with the legs that
+offset a position (`TakerRole.offset`); it stays open while its RFQ is on the way: the outcome
+goes back to it (`ActionOutcome.form`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+from pathlib import Path
 
 from tui.api.client import ServiceClient
 from tui.api.lifecycle import QuoteState
-from tui.api.models import RFQ, AcceptQuoteRequest, NewRfqRequest, Quote, TradeSide
+from tui.api.models import RFQ, AcceptQuoteRequest, Leg, NewRfqRequest, Quote, TradeSide
 from tui.api.writes import Intent, WriteKind
+from tui.desk.builder.draft import StructureDraft, structure_draft
 from tui.desk.clearing import gross_notional, leg_fills, quote_is_open
 from tui.desk.messages import ActionKind, RecordIds, Topic
+from tui.desk.roles.guard import accept_reasons, ask_again, guardrail_settings
 from tui.desk.roles.runner import ActionRunner, DeskHost, Done
 from tui.desk.screens.confirm import ConfirmScreen, Recheck, RecheckedConfirmScreen
 from tui.desk.screens.new_rfq import NewRfqScreen
 from tui.desk.widgets.common import fmt
-
-MAJORS = ("BTC", "ETH")
-"""Underlyings the structure builder offers first."""
 
 
 def premium_words(side: TradeSide, price: Decimal, qty: Decimal | None) -> str:
@@ -83,29 +87,41 @@ class TakerRole:
 
     # -- a new RFQ --------------------------------------------------------------------------
 
-    def open_builder(self) -> None:
-        """Open the structure builder (once the companies to send to are known)."""
+    def open_builder(self, prefill: StructureDraft | None = None) -> None:
+        """Open the structure builder (once the companies to send to are known), empty or
+        filled with ``prefill``."""
         book = self.desk.book
-        companies = book.counterparties()
-        if not companies:
+        if not book.counterparties():
             self.desk.notify("company list not loaded yet", severity="warning")
             self.desk.poll_soon(Topic.COMPANIES)
             return
-        known = sorted(book.assets) or (
-            [listing.ticker for listing in book.stats.listings] if book.stats else []
-        )
-        # The majors first: the builder opens on the most traded underlying.
-        underlyings = sorted(
-            known, key=lambda t: (t not in MAJORS, MAJORS.index(t) if t in MAJORS else 0, t)
-        )
-        intervals = (
-            {listing.ticker: listing.funding_interval_s for listing in book.stats.listings}
-            if book.stats
-            else {}
-        )
         self.desk.push_screen(
-            NewRfqScreen(companies, underlyings or ["BTC", "ETH"], self.desk.clock, intervals)
+            NewRfqScreen.from_book(
+                book,
+                self.desk.clock,
+                self._data_folder(),
+                prefill=prefill,
+                guardrails=guardrail_settings(self.desk),
+            )
         )
+
+    def offset(
+        self, legs: Iterable[Leg], qty: Decimal, counterparty: str | None, pool_id: str | None
+    ) -> None:
+        """The builder filled with the RFQ that closes or reduces a position: ``legs`` (the
+        position's, sides turned), ``qty``, asked of ``counterparty`` (None: the builder's
+        own choice, the market makers). An RFQ cannot name a pool: the toast says which pool
+        the position is in, for the trader to pick the quote that clears there."""
+        targets = [counterparty] if counterparty else None
+        self.open_builder(structure_draft(legs, qty, targets))
+        if pool_id is not None and self.desk.book.counterparties():
+            self.desk.notify(f"offsetting the position in {self.desk.book.pool_name(pool_id)}")
+
+    def _data_folder(self) -> Path | None:
+        """Where the builder keeps templates and the last RFQ: the desk's data folder (beside
+        its exports); None keeps them in memory (a host without one)."""
+        exports = getattr(self.desk, "export_dir", None)
+        return exports.parent if isinstance(exports, Path) else None
 
     def send_rfq(self, builder: NewRfqScreen, request: NewRfqRequest) -> None:
         """Send the builder's valid request; the builder waits for the outcome."""
@@ -204,9 +220,29 @@ class TakerRole:
         def answered(yes: bool | None) -> None:
             terms = screen.terms
             if yes and terms is not None:
-                self.accept_now(terms.rfq_id, terms.quote_id, terms.side)
+                self.accept_checked(terms)
 
         self.desk.push_screen(screen, answered)
+
+    def accept_checked(self, terms: AcceptTerms) -> None:
+        """The confirmed accept through the guardrails: at once when within them, else only
+        after a second confirmation that says why."""
+        book = self.desk.book
+        rfq = book.rfqs_sent.get(terms.rfq_id)
+        settings = guardrail_settings(self.desk)
+        quote = self._quote(terms.quote_id)
+        found = (
+            accept_reasons(book, rfq, quote, terms.side, terms.price, settings)
+            if rfq is not None
+            else []
+        )
+        side = "BUY" if terms.side is TradeSide.BUY else "SELL"
+        ask_again(
+            self.desk,
+            f"{side} at {fmt.price(terms.price)} (quote {fmt.short_id(terms.quote_id)})",
+            found,
+            lambda: self.accept_now(terms.rfq_id, terms.quote_id, terms.side),
+        )
 
     def cannot_accept(self, rfq_id: str) -> str:
         """Why no quote of this RFQ can be accepted now (empty: it can)."""

@@ -12,7 +12,10 @@ one provably did not land: the same order is never on the venue twice. Cancels a
 second cancel of the same record does no harm.
 
 After a crash the intents left open are resolved by `DeskWrites.reconcile` (at every connect),
-and `reconcile_words` tells the trader what was found.
+and `reconcile_words` tells the trader what was found. An intent still unknown is not left to
+the next connect: while any is open, `DeskWrites.recheck` reads the venue again every
+`RECHECK_EVERY_S` (`UnknownWatch`, a timer of the desk that starts the look in a worker),
+and `recheck_words` tells the trader each one that resolved.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui.api.client import ServiceClient
 from tui.api.writes import (
@@ -35,13 +38,23 @@ from tui.api.writes import (
     WriteDesk,
     WriteKind,
 )
+from tui.desk.messages import Topic
 from tui.desk.widgets.common import fmt
+
+if TYPE_CHECKING:
+    from textual.timer import Timer
+    from textual.worker import Worker
+
+    from tui.desk.roles.runner import DeskHost
 
 __all__ = [
     "JOURNALS",
+    "RECHECK_EVERY_S",
     "DeskWrites",
+    "UnknownWatch",
     "journal_path_for",
     "landing_words",
+    "recheck_words",
     "reconcile_words",
 ]
 
@@ -50,6 +63,9 @@ JOURNALS = "journals"
 
 IDEMPOTENT = frozenset({WriteKind.CANCEL_QUOTE, WriteKind.CANCEL_ALL_QUOTES, WriteKind.CANCEL_RFQ})
 """Writes that do no harm sent twice: a new one never waits for an earlier one."""
+
+RECHECK_EVERY_S = 15.0
+"""How often an intent whose landing is unknown is looked for again on the venue."""
 
 _VOLATILE = frozenset({"client_quote_id", "expires_at", "seconds_until_expiry"})
 """Payload keys that differ between two sendings of the same order (its id, a fresh expiry)."""
@@ -143,6 +159,22 @@ class DeskWrites:
         self.reconciled.update((outcome.intent.id, outcome) for outcome in outcomes)
         return outcomes
 
+    def has_open(self) -> bool:
+        """Whether the journal holds an intent whose outcome is not known (False when the
+        journal cannot be read: its error is told where it is opened)."""
+        try:
+            return bool(self.journal.open_intents())
+        except OSError:
+            return False
+
+    async def recheck(self) -> list[Landed | NotLanded]:
+        """Read the venue again for every open intent; the ones now known (landed or not).
+        Nothing is sent. Nothing to do before a client is bound."""
+        if self._client is None or not self.has_open():
+            return []
+        outcomes = await self.reconcile()
+        return [outcome for outcome in outcomes if isinstance(outcome, Landed | NotLanded)]
+
     def entries(self) -> list[JournalEntry]:
         """Every action sent, newest first: the audit trail (empty before the first use)."""
         try:
@@ -157,6 +189,84 @@ class DeskWrites:
             self._journal.close()
             self._journal = None
             self._desk = None
+
+
+RECHECK = "recheck"
+"""The worker group of the look, on the timer, for writes whose landing is unknown."""
+
+AFTER_RECHECK = (
+    Topic.RFQS_SENT,
+    Topic.RFQS_RECEIVED,
+    Topic.QUOTES_SENT,
+    Topic.QUOTES_RECEIVED,
+    Topic.POOLS,
+    Topic.TRANSFERS,
+    Topic.TRADES,
+)
+"""What a write found to have landed may have changed: polled at once."""
+
+
+class UnknownWatch:
+    """Every `RECHECK_EVERY_S` while the desk's journal holds an open intent: a worker reads
+    the venue for them again (`DeskWrites.recheck`), tells the trader each one now known and
+    polls what it may have changed. Stops by itself once none is open."""
+
+    def __init__(self, desk: DeskHost) -> None:
+        self.desk = desk
+        self._timer: Timer | None = None
+        self._looking: Worker[None] | None = None
+
+    @property
+    def running(self) -> bool:
+        """Whether the timer runs."""
+        return self._timer is not None
+
+    def start(self) -> None:
+        """Start looking (a write ended unknown, or a connect left one open); once."""
+        if self._timer is None:
+            self._timer = self.desk.set_interval(
+                RECHECK_EVERY_S, self.due, name="recheck-open-intents"
+            )
+
+    def due(self) -> None:
+        """The timer's tick: stop when nothing is open, else look (unless still looking)."""
+        if not self.desk.writes.has_open():
+            if self._timer is not None:
+                self._timer.stop()
+                self._timer = None
+            return
+        if self._looking is not None and not self._looking.is_finished:
+            return  # the last look still reads, or waits until the request can no longer land
+        self._looking = self.desk.run_worker(
+            self._look(), name="recheck", group=RECHECK, exit_on_error=False
+        )
+
+    async def _look(self) -> None:
+        await self.look()
+
+    async def look(self) -> list[Landed | NotLanded]:
+        """Read the venue again for every open intent (nothing is sent); tell the trader each
+        one now known, and poll what it may have changed."""
+        client = self.desk.client
+        if client is None:
+            return []
+        writes = self.desk.writes
+        writes.bind(client)
+        try:
+            settled = await writes.recheck()
+        except OSError as error:
+            self.desk.notify(f"the journal cannot be written ({error})", severity="error")
+            return []
+        if settled:
+            landed = any(isinstance(outcome, Landed) for outcome in settled)
+            self.desk.notify(
+                recheck_words(settled),
+                title="Journal",
+                severity="warning" if landed else "information",
+                timeout=30,
+            )
+            self.desk.poll_soon(*AFTER_RECHECK)
+        return settled
 
 
 _LOST_AND_FOUND = {
@@ -178,8 +288,8 @@ def landing_words(outcome: Outcome) -> str:
         return ""  # refused: the venue's own words say why
     return (
         f"its answer was lost and the venue could not be read ({outcome.reason}): NOT KNOWN "
-        "whether it landed. It is not sent again; the desk checks it at the next connect "
-        "(j: journal)"
+        "whether it landed. It is not sent again; the desk looks for it every "
+        f"{RECHECK_EVERY_S:.0f} s and says when it knows (j: journal)"
     )
 
 
@@ -218,18 +328,28 @@ def intent_words(intent: Intent) -> str:
     return " ".join(words)
 
 
+def _found_line(outcome: Outcome) -> str:
+    """One resolved intent in words: the action, then LANDED / did not land / STILL UNKNOWN."""
+    if isinstance(outcome, Landed):
+        found = "LANDED"
+    elif isinstance(outcome, NotLanded):
+        found = "did not land (safe to send again)"
+    else:
+        found = "STILL UNKNOWN"
+    return f"{intent_words(outcome.intent)}: {found}"
+
+
 def reconcile_words(outcomes: list[Outcome]) -> str:
     """What resolving the intents a crash left open found, in one toast."""
     lines = [f"{len(outcomes)} action(s) left open by the last session:"]
-    for outcome in outcomes:
-        what = intent_words(outcome.intent)
-        if isinstance(outcome, Landed):
-            verdict = "LANDED"
-        elif isinstance(outcome, NotLanded):
-            verdict = "did not land (safe to send again)"
-        else:
-            verdict = "STILL UNKNOWN"
-        lines.append(f"{what}: {verdict}")
+    lines.extend(_found_line(outcome) for outcome in outcomes)
+    return "\n".join(lines)
+
+
+def recheck_words(outcomes: list[Landed | NotLanded]) -> str:
+    """What looking again for actions whose landing was unknown found, in one toast."""
+    lines = ["looked again for an action whose landing was not known:"]
+    lines.extend(_found_line(outcome) for outcome in outcomes)
     return "\n".join(lines)
 
 

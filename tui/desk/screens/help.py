@@ -39,6 +39,7 @@ EVERYWHERE: tuple[tuple[str, str], ...] = (
         "KILL SWITCH: cancel all my quotes and all my open RFQs (one confirmation)",
     ),
     ("{desk.export}", "export trades and transfers of the view as CSV"),
+    ("{desk.journal}", "the journal: every action sent and what came of it, newest first"),
     ("{desk.refresh}", "refresh everything now"),
     ("ctrl+p", "command palette (themes, every action)"),
     ("tab", "next pane (shift+tab back) · esc back to the inbox · {desk.help} this help"),
@@ -62,6 +63,12 @@ was
 · {tracker.approve_deposit} approve deposit · {tracker.back} back
 [b]Other tabs[/b]          Pools: {pools.deposit} deposit · {pools.withdraw} withdraw · \
 {pools.create} create pool · all: esc back to Trade
+[b]Structure builder[/b]   {builder.add_leg} add leg · {builder.remove_leg} remove leg · \
+{builder.send} send · {builder.hedge} delta-hedge leg (perpetual)
+                    {builder.list_previous} {builder.list_next} in expiry and strike: step \
+through the venue's expiries and the strike grid
+                    {builder.save_template} save template · {builder.open_template} open \
+template · {builder.repeat_last} repeat last RFQ
 
 [b]Taker[/b]  {desk.new_rfq} → legs, qty, expiry, the makers to ask (market makers are ticked; \
 space toggles)
@@ -81,6 +88,8 @@ says
 → {permit.sign} → booked.
 
 Notional is gross: Σ |leg qty x leg price|. Premium is the structure price x qty.
+A quote or an accept past the guardrails (bps from fair value, notional: config.toml's
+[b]\\[guardrails][/b]) is asked a second time, saying why; {confirm.no} sends nothing.
 Stale data is marked in the status bar; the desk keeps polling within the request budget and
 always leaves 40 of the 100 tokens free for your own actions.
 Keys are yours to change: a [b]\\[keymap][/b] table in config.toml (`rfq-desk config`).
