@@ -7,17 +7,13 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from pydantic import SecretStr
-from textual.widgets import Input
-
 from tests.desk.kit.desk import SIZE, DeskFactory, make_desk, refresh
-from tui.api.permits import save_wallet_key
+from tests.desk.kit.tabs import show_tab
 from tui.desk.app import DeskApp
 from tui.desk.messages import ConnectionState, Topic
 from tui.desk.screens.help import HelpScreen
-from tui.desk.screens.password import PasswordScreen
-from tui.desk.session import Connection, SessionError, StaticConnector
-from tui.desk.widgets.common.keyed_table import KeyedTable
+from tui.desk.session import Connection, SessionError
+from tui.desk.widgets.market_stats import MarketStatsPane
 from tui.desk.widgets.portfolio_header import PortfolioHeader
 from tui.desk.widgets.status_bar import StatusBar
 
@@ -76,60 +72,13 @@ async def test_a_venue_going_away_marks_panes_stale(sandbox: Any, desk: DeskFact
         sandbox.start()  # the fixture stops it again
 
 
-async def test_a_real_profile_unlocks_its_keystore_with_a_password(
-    sandbox: Any, tmp_path: Path
-) -> None:
-    entry = sandbox.credentials["DESK"]
-    keystore = save_wallet_key(
-        tmp_path / "wallet.json",
-        entry["wallet_private_key"],
-        "hunter22",
-        kdf="pbkdf2",
-        iterations=2,
-    )
-    connection = Connection(
-        profile="prod",
-        base_url=sandbox.base_url,
-        api_key=entry["api_key"],
-        api_secret=SecretStr(entry["api_secret"]),
-        keystore=keystore,
-    )
-    app = DeskApp(
-        StaticConnector(connection),
-        clock=sandbox.clock.now,
-        auto_feed=False,
-        export_dir=tmp_path,
-        user_theme_dirs=[],
-        client_factory=lambda _c: sandbox.client("DESK"),
-    )
-    async with app.run_test(size=SIZE) as pilot:
-        await app.wait_connected()
-        assert "LIVE" in str(app.query_one("#badge").render())
-        worker = app.run_worker(app.pools.wallet(), exit_on_error=False)
-        await pilot.pause()
-        prompt = app.screen
-        assert isinstance(prompt, PasswordScreen)
-        field = prompt.query_one("#password", Input)
-        assert field.password  # masked
-        field.value = "wrong"
-        await pilot.press("enter")
-        await pilot.pause()
-        prompt = app.screen
-        assert isinstance(prompt, PasswordScreen)
-        assert "wrong password" in str(prompt.query_one("#err-password").render())
-        prompt.query_one("#password", Input).value = "hunter22"
-        await pilot.press("enter")
-        key = await worker.wait()
-        assert key.get_secret_value() == entry["wallet_private_key"]
-        assert "hunter22" not in repr(app.screen_stack)
-
-
 async def test_themes_help_and_palette(sandbox: Any, tmp_path: Path) -> None:
     app = make_desk(sandbox, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await refresh(app, pilot, Topic.COMPANIES, Topic.STATS)
-        table = app.query_one("#market-table", KeyedTable)
+        table = (await show_tab(app, pilot, "market", MarketStatsPane)).table
         dark = table.cell_value("BTC", "funding")
+        assert dark is not None
         app.theme = "desk-light"
         await pilot.pause()
         assert app.theme_variables["bid"] != "#3fb950"

@@ -107,7 +107,7 @@ async def test_yes_to_the_second_question_sends_the_quote(sandbox: Any, desk: De
         await pilot.pause()
         check = app.screen
         assert isinstance(check, ConfirmScreen) and "bps above fair value" in check.body
-        await pilot.press("y")
+        await pilot.press("s")
         await settle(app, pilot)
         (entry,) = app.writes.entries()
         assert entry.intent.kind is WriteKind.QUOTE
@@ -151,7 +151,30 @@ async def test_an_accept_over_the_notional_limit_asks_again_and_no_sends_nothing
         # Asked again and confirmed twice, it goes.
         await _buy_from_the_board(app, pilot, rfq)
         assert isinstance(app.screen, ConfirmScreen) and app.screen.danger
-        await pilot.press("y")
+        await pilot.press("s")
+        await settle(app, pilot)
+        (entry,) = [e for e in app.writes.entries() if e.intent.kind is WriteKind.ACCEPT]
+        assert entry.outcome == "landed"
+
+
+async def test_a_y_typed_ahead_never_answers_the_second_question(
+    sandbox: Any, desk: DeskFactory
+) -> None:
+    app = desk(guardrails=GuardrailSettings(max_notional=Decimal(1000)))
+    rfq, _quote = await alpha_quotes_my_rfq(sandbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await refresh(
+            app, pilot, Topic.COMPANIES, Topic.RFQS_SENT, Topic.QUOTES_RECEIVED, Topic.POOLS
+        )
+        app.query_one(RfqInbox).select("sent", rfq.rfq_id)
+        await pilot.pause()
+        app.query_one(QuoteBoard).table.focus()
+        await pilot.press("b", "y", "y", "y")  # the trader hammers y through both questions
+        await settle(app, pilot)
+        check = app.screen
+        assert isinstance(check, ConfirmScreen) and check.danger  # still asking, unanswered
+        assert [e for e in app.writes.entries() if e.intent.kind is WriteKind.ACCEPT] == []
+        await pilot.press("s")  # read, then answered with its own key
         await settle(app, pilot)
         (entry,) = [e for e in app.writes.entries() if e.intent.kind is WriteKind.ACCEPT]
         assert entry.outcome == "landed"

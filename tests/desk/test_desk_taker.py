@@ -13,6 +13,7 @@ from typing import Any
 from textual.widgets import Input, Select, SelectionList
 
 from tests.desk.kit.desk import SIZE, DeskFactory, refresh, settle
+from tests.desk.kit.tabs import show_tab
 from tests.desk.kit.venue import perp_rfq, pool_between, quote_rfq
 from tui.api.models import ClearingStatus, MakerLastLookRequest, RequestAction
 from tui.desk.messages import Topic
@@ -95,7 +96,7 @@ async def test_taker_trade_from_rfq_to_booked(sandbox: Any, desk: DeskFactory) -
         (trade,) = app.book.tracked_trades()
         assert trade.status == ClearingStatus.SUCCESS_TRADES_BOOKED_INTO_POOL
         assert [s.state for s in trade.steps][-1] == "done"
-        blotter = app.query_one(Blotter).query_one(VirtualTable)
+        blotter = (await show_tab(app, pilot, "blotter", Blotter)).query_one(VirtualTable)
         assert blotter.row_count == len(app.book.trades) >= 1
 
 
@@ -118,6 +119,11 @@ async def test_taker_approves_its_deposit_when_the_pool_is_short(
             await pilot.pause()
             app.query_one(QuoteBoard).table.focus()
             await pilot.press("b", "y")
+            await settle(app, pilot)
+            # 30 BTC is over the default notional guardrail: asked again, saying why.
+            second = app.screen
+            assert isinstance(second, ConfirmScreen) and "notional" in second.body
+            await pilot.press("s")  # send anyway: y does not answer a second question
             await settle(app, pilot)
             await refresh(app, pilot, Topic.QUOTES_RECEIVED)
             (trade,) = app.book.needs_me()

@@ -161,6 +161,9 @@ class VenueLink:
             severity="warning" if unknown else "information",
             timeout=30,
         )
+        if unknown:
+            # Still not known: look again on the runner's timer until the venue tells.
+            self.app.runner.unknown.start()  # type: ignore[attr-defined]
         if self.feed is not None:
             self.feed.kick(*self.feed.topics)
 

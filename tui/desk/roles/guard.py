@@ -161,4 +161,7 @@ def ask_again(desk: DeskHost, action: str, found: list[str], go: Callable[[], No
             desk.notify(f"{action}: not sent", title="Guardrails")
 
     title, body = confirmation_words(action, found)
-    desk.push_screen(ConfirmScreen(title, body, confirm_label="Send anyway", danger=True), answered)
+    desk.push_screen(
+        ConfirmScreen(title, body, confirm_label="Send anyway", danger=True, second_question=True),
+        answered,
+    )

@@ -3,6 +3,11 @@
 Used before an accept (side, price, qty, notional, pool), the kill switch and RFQ cancels.
 ``y`` or Enter confirms, ``n`` or Escape backs out; nothing is sent on a back-out.
 
+A second question (a guardrail: "this is 500 bps off fair, send anyway?") is asked with
+``second_question``: ``y`` and Enter do not answer it, only ``s`` (send anyway) or ``n``. A
+``yy`` hammered through the first question, or typed ahead of it, rings the bell instead of
+sending what the guardrail stopped.
+
 `RecheckedConfirmScreen` also looks at the newest data on ``y`` before it says yes: terms
 that changed since the dialog opened (a quote replaced, pulled, expired) are not confirmed;
 the dialog says what changed and offers the newest terms, if there are any, for another ``y``.
@@ -27,20 +32,28 @@ class ConfirmScreen(ModalScreen[bool]):
     """Ask once; dismiss with True (confirmed) or False."""
 
     BINDINGS = [
-        Binding("y", "confirm", "Confirm"),
-        Binding("enter", "confirm", "Confirm", show=False),
-        Binding("n", "cancel", "Back out"),
-        Binding("escape", "cancel", "Back out", show=False),
+        Binding("y", "confirm", "Confirm", id="confirm.yes"),
+        Binding("enter", "confirm", "Confirm", show=False, id="confirm.yes_enter"),
+        Binding("n", "cancel", "Back out", id="confirm.no"),
+        Binding("escape", "cancel", "Back out", show=False, id="confirm.no_escape"),
+        Binding("s", "send_anyway", "Send anyway", id="confirm.send_anyway"),
     ]
 
     def __init__(
-        self, title: str, body: str, *, confirm_label: str = "Confirm", danger: bool = False
+        self,
+        title: str,
+        body: str,
+        *,
+        confirm_label: str = "Confirm",
+        danger: bool = False,
+        second_question: bool = False,
     ) -> None:
         super().__init__()
         self.title_text = title
         self.body = body
         self.confirm_label = confirm_label
         self.danger = danger
+        self.second_question = second_question
 
     def compose(self) -> ComposeResult:
         """Title, what will happen, and the two choices."""
@@ -49,7 +62,7 @@ class ConfirmScreen(ModalScreen[bool]):
             yield Static(self.body, id="confirm-body")
             with Horizontal(classes="modal-buttons"):
                 yield Button(
-                    f"{self.confirm_label} (y)",
+                    f"{self.confirm_label} ({'s' if self.second_question else 'y'})",
                     id="yes",
                     variant="error" if self.danger else "primary",
                     compact=True,
@@ -61,9 +74,25 @@ class ConfirmScreen(ModalScreen[bool]):
         """Either button answers."""
         self.dismiss(event.button.id == "yes")
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``s`` answers only a second question (and only it is offered in the footer)."""
+        if action == "send_anyway":
+            return self.second_question
+        if action == "confirm" and self.second_question:
+            return None  # shown disabled: y does not answer a second question
+        return True
+
     def action_confirm(self) -> None:
-        """Yes."""
+        """Yes (not for a second question: see module docs)."""
+        if self.second_question:
+            self.app.bell()
+            return
         self.dismiss(True)
+
+    def action_send_anyway(self) -> None:
+        """Yes to a second question, read and answered with its own key."""
+        if self.second_question:
+            self.dismiss(True)
 
     def action_cancel(self) -> None:
         """No."""

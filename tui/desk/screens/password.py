@@ -31,7 +31,7 @@ class PasswordScreen(ModalScreen[SecretStr | None]):
         with Vertical(classes="modal-box"):
             yield Static("[b]Unlock wallet[/b]", classes="modal-title")
             yield Static(
-                f"Keystore {self.keystore}\nThe key signs deposit permits for this session."
+                f"Keystore {self.keystore}\nIt signs this deposit permit and is forgotten."
             )
             yield Input(password=True, id="password", placeholder="password")
             yield Static(self.error, id="err-password", classes="field-error")
