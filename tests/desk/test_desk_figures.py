@@ -17,6 +17,7 @@ from typing import Any
 from tests.desk.kit import records
 from tests.desk.kit.desk import SIZE, DeskFactory, refresh
 from tests.desk.kit.scenes import build_world
+from tests.desk.kit.tabs import show_tab
 from tui.api.models import PortfolioSummary, TransferType
 from tui.desk.export import export_csv
 from tui.desk.widgets.common import fmt
@@ -60,8 +61,7 @@ async def test_pool_positions_show_greeks_per_underlying(sandbox: Any, desk: Des
     app = desk()
     async with app.run_test(size=SIZE) as pilot:
         await refresh(app, pilot)
-        await pilot.press("2")
-        pane = app.query_one(PoolsPane)
+        pane = await show_tab(app, pilot, "pools", PoolsPane)
         pool = next(p for p in app.book.pools.values() if p.data and p.data.positions)
         pane.pools_table.select_key(pool.pool_id)
         await pilot.pause()
@@ -93,8 +93,7 @@ async def test_a_withdrawal_reads_the_same_on_screen_as_in_the_csv(
         app.book.me = records.ME
         app.book.pools = {records.POOL_ID: records.pool()}
         app.book.transfers = [records.transfer(TransferType.WITHDRAWAL)]
-        await pilot.press("2")
-        pane = app.query_one(PoolsPane)
+        pane = await show_tab(app, pilot, "pools", PoolsPane)
         pane.show_pools()
         pane.pools_table.select_key(records.POOL_ID)
         await pilot.pause()

@@ -14,6 +14,7 @@ from typing import Any
 
 from tests.desk.kit.desk import SIZE, DeskFactory, refresh, settle
 from tests.desk.kit.scenes import CALENDAR_EXPIRY
+from tests.desk.kit.tabs import show_tab
 from tests.desk.kit.venue import pool_between
 from tui.api.models import (
     DatedFutureInstrument,
@@ -124,7 +125,8 @@ async def test_a_calendar_spread_shows_its_gross_notional_everywhere(
             assert trade.notional == expected and trade.premium == premium
             prompt = str(app.query_one(TradeTracker).options.get_option_at_index(0).prompt)
             assert f"notional {fmt.money(expected)}" in prompt
-            count = str(app.query_one(Blotter).query_one("#blotter-count").render())
+            blotter = await show_tab(app, pilot, "blotter", Blotter)
+            count = str(blotter.query_one("#blotter-count").render())
             assert f"notional {fmt.money(expected)}" in count
 
             # The maker's side of the same trade: the same gross figure, not the premium.

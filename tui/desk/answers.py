@@ -13,11 +13,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from tui.api.lifecycle import clearing_is_final, quote_state_is_final, rfq_is_final
-from tui.api.models import RFQ, Quote
 from tui.desk.clearing import STEP_ORDER
+
+if TYPE_CHECKING:
+    from tui.api.models import RFQ, Quote
 
 ANSWER_KEPT = timedelta(seconds=30)
 """How long an answer outweighs polls that do not show it yet (a poll in flight takes

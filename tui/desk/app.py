@@ -19,21 +19,22 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import events, on
 from textual.app import App, ComposeResult, SystemCommand
-from textual.containers import Horizontal
 from textual.screen import ModalScreen, Screen
-from textual.widgets import ContentSwitcher, DataTable, Footer, TabbedContent, TabPane
+from textual.widgets import TabbedContent
 from textual.worker import Worker, WorkerState
 
-from tui.api.client import ServiceClient
+from tui.desk.alerts import AlertSettings
 from tui.desk.book import DeskBook
 from tui.desk.config import theme_dirs
-from tui.desk.feed.scheduler import Feed
 from tui.desk.fitting import fit_terminal, follow_focus, is_narrow, show_tracker
+from tui.desk.guardrails import GuardrailSettings
+from tui.desk.keymap import DeskKeymap
 from tui.desk.keys import DESK_BINDINGS, PALETTE, TAB_FOCUS
+from tui.desk.layout import desk_layout
 from tui.desk.messages import (
     ActionOutcome,
     ActionRequest,
@@ -45,41 +46,35 @@ from tui.desk.messages import (
     Topic,
 )
 from tui.desk.panes import DeskPanes, LinkNews, while_running
-from tui.desk.roles.maker import MakerRole
-from tui.desk.roles.pools import PoolsRole
-from tui.desk.roles.runner import ActionRunner
-from tui.desk.roles.safety import SafetyRole
-from tui.desk.roles.taker import TakerRole
-from tui.desk.screens.help import HelpScreen
-from tui.desk.screens.new_rfq import NewRfqScreen
+from tui.desk.role_set import RoleSet
 from tui.desk.session import Connection, Connector
 from tui.desk.themes import BUILTIN_THEMES, DESK_VARIABLES, load_user_themes, pick_theme
 from tui.desk.typeahead import Replay, TypeAhead
 from tui.desk.venue_link import VenueLink
-from tui.desk.widgets.attention import Attention
-from tui.desk.widgets.blotter import Blotter
 from tui.desk.widgets.common.keyed_table import KeyedTable
 from tui.desk.widgets.common.virtual_table import VirtualTable
-from tui.desk.widgets.market_stats import MarketStatsPane
-from tui.desk.widgets.pools import PoolsPane
 from tui.desk.widgets.portfolio_header import PortfolioHeader
 from tui.desk.widgets.quote_board import QuoteBoard
 from tui.desk.widgets.quote_ticket import QuoteTicket
 from tui.desk.widgets.rfq_inbox import RfqInbox
-from tui.desk.widgets.status_bar import StatusBar
 from tui.desk.widgets.trade_tracker import TradeTracker
 from tui.paths import data_dir
+
+if TYPE_CHECKING:  # the client and the feed load while connecting
+    from tui.api.client import ServiceClient
+    from tui.desk.feed.scheduler import Feed
 
 Clock = Callable[[], datetime]
 
 
-class DeskApp(App[None]):
-    """The RFQ Desk (see module docs)."""
+class DeskApp(RoleSet, App[None]):
+    """The RFQ Desk (see module docs); its roles come from `RoleSet`, built at first use."""
 
     CSS_PATH = "desk.tcss"
     TITLE = "RFQ Desk"
 
     BINDINGS = DESK_BINDINGS
+    desk_keymap = DeskKeymap()  # the keys in force: `tui.desk.keymap.use_keymap` sets it
 
     def __init__(
         self,
@@ -91,25 +86,29 @@ class DeskApp(App[None]):
         export_dir: Path | None = None,
         user_theme_dirs: Iterable[Path] | None = None,
         client_factory: Callable[[Connection], ServiceClient] | None = None,
+        journal_path: Path | None = None,
+        guardrails: GuardrailSettings | None = None,
+        alert_settings: AlertSettings | None = None,
     ) -> None:
         super().__init__()
-        self.book = DeskBook()
+        self.guardrails = guardrails or GuardrailSettings()  # config.toml's [guardrails]
+        self.alert_settings = alert_settings or AlertSettings()  # and its [alerts]
         self._fixed_clock = clock
         self.export_dir = export_dir or data_dir() / "exports"
+        self.book = DeskBook(history_path=self.export_dir.parent / "history.jsonl")
+        from tui.desk.roles.writes import journal_path_for  # with the writes, not the first frame
+
         self.link = VenueLink(
             self,
             connector,
             self.book,
             self.clock,
+            journal_path=journal_path or journal_path_for(self.export_dir.parent, connector.label),
             auto_feed=auto_feed,
             client_factory=client_factory,
         )
-        self.panes = DeskPanes(self, self.book)
-        runner = ActionRunner(self)
-        self.taker = TakerRole(self, runner)
-        self.maker = MakerRole(self, runner)
-        self.pools = PoolsRole(self, runner)
-        self.safety = SafetyRole(self, runner, self.export_dir)
+        self.panes = DeskPanes(self, self.book, self.clock)
+        self.writes = self.link.writes
         self.type_ahead = TypeAhead(self)
         for builtin in BUILTIN_THEMES.values():
             self.register_theme(builtin)
@@ -164,40 +163,26 @@ class DeskApp(App[None]):
     # -- layout -----------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        """Header (and what waits for me next to it), the four tabs, status bar, footer."""
-        with Horizontal(id="top"):
-            yield PortfolioHeader(id="header")
-            yield Attention(self.book, self.clock, id="attention")
-        with TabbedContent(initial="trade", id="tabs"):
-            with TabPane("1 Trade", id="trade"):
-                yield RfqInbox(self.book, self.clock, id="inbox")
-                with Horizontal(id="trade-lower"):
-                    yield TradeTracker(self.book, self.clock, id="tracker")
-                    with ContentSwitcher(initial="ticket", id="right"):
-                        yield QuoteTicket(self.book, self.clock, id="ticket")
-                        yield QuoteBoard(self.book, self.clock, id="board")
-            with TabPane("2 Pools", id="pools"):
-                yield PoolsPane(self.book, self.clock, id="pools-pane")
-            with TabPane("3 Trades", id="blotter"):
-                yield Blotter(self.book, id="blotter-pane")
-            with TabPane("4 Market", id="market"):
-                yield MarketStatsPane(self.clock, id="market-pane")
-        yield StatusBar(id="status")
-        yield Footer()
+        """Header, the four tabs, status bar, footer (`tui.desk.layout`)."""
+        yield from desk_layout(self.book, self.clock)
 
     def on_mount(self) -> None:
         """Show who and where at once, then connect in the background."""
         header = self.query_one(PortfolioHeader)
         header.profile = self.link.connector.label
         header.sandbox = self.link.connector.sandbox
-        for warning in self._theme_warnings:
+        for warning in [*self._theme_warnings, *self.desk_keymap.warnings]:
             self.notify(warning, severity="warning")
         self.theme_changed_signal.subscribe(self, lambda _theme: self.panes.restyle())
-        self.set_interval(1.0, self.link.tick_freshness, name="pane-ages")
+        self.set_interval(1.0, self._every_second, name="desk-second")
         self.link.tick_freshness()
         fit_terminal(self, self.size.width, self.size.height)
         self.query_one("#inbox-table").focus()
-        self.link.connect()
+        self.call_after_refresh(self.link.connect)  # the first frame does not wait for it
+
+    def _every_second(self) -> None:
+        self.link.tick_freshness()  # the panes' ages
+        self.panes.tick()  # the countdowns
 
     async def on_unmount(self) -> None:
         """Stop polling, close connections, stop a sandbox this desk started."""
@@ -248,10 +233,17 @@ class DeskApp(App[None]):
             self.taker.accept(ask.rfq_id, ask.quote_id, ask.side, ask.price)
         elif isinstance(ask, QuoteBoard.CancelRfq):
             self.taker.cancel_rfq(ask.rfq_id)
-        elif isinstance(ask, NewRfqScreen.Send):
-            self.taker.send_rfq(ask.builder, ask.request)
         elif isinstance(ask, TradeTracker.ApproveDeposit):
             self.pools.approve_deposit(ask.trade)
+        else:
+            self._ask_from_a_form(ask)
+
+    def _ask_from_a_form(self, ask: ActionRequest) -> None:
+        from tui.desk.screens.new_rfq import NewRfqScreen  # loaded with the pane or form that asks
+        from tui.desk.widgets.pools import PoolsPane
+
+        if isinstance(ask, NewRfqScreen.Send):
+            self.taker.send_rfq(ask.builder, ask.request)
         elif isinstance(ask, PoolsPane.Deposit):
             self._pools_problem(self.pools.deposit(ask.pool_id))
         elif isinstance(ask, PoolsPane.Withdraw):
@@ -266,8 +258,10 @@ class DeskApp(App[None]):
         self.panes.view_row(ask.table, ask.fields)
 
     def _pools_problem(self, problem: str) -> None:
-        if problem:
-            self.query_one(PoolsPane).show_error(problem)
+        if problem and (pane := self.panes.pools_pane) is not None:
+            pane.show_error(problem)
+        elif problem:
+            self.notify(problem, title="Pools", severity="error")
 
     def action_new_rfq(self) -> None:
         """Open the structure builder."""
@@ -284,7 +278,8 @@ class DeskApp(App[None]):
     def action_export(self) -> None:
         """Write the trades and transfers of the view (the selected pool's, on Pools) as CSV."""
         on_pools = self.query_one(TabbedContent).active == "pools"
-        self.safety.export(self.query_one(PoolsPane).selected_pool_id if on_pools else None)
+        pools = self.panes.pools_pane if on_pools else None
+        self.safety.export(pools.selected_pool_id if pools is not None else None)
 
     # -- the inbox, tabs and navigation -----------------------------------------------------
 
@@ -292,29 +287,34 @@ class DeskApp(App[None]):
         """Show the ticket (received RFQ) or the quote board (sent RFQ)."""
         await self.panes.show_selected_rfq()
 
-    @on(DataTable.RowSelected, "#inbox-table")
+    @on(VirtualTable.RecordSelected, "#inbox-table")
     def _inbox_enter(self) -> None:
         """Enter on an RFQ: go to its ticket or its quotes."""
         self.panes.enter_selected_rfq()
 
     @on(TabbedContent.TabActivated)
-    def _tab_changed(self) -> None:
+    async def _tab_changed(self) -> None:
         active = self.query_one(TabbedContent).active or ""
+        await self.panes.show_tab(active)  # built when first shown; handed what it missed
         self.link.show_tab(active or "trade")
         # The keys of a tab work at once: its main table takes the focus.
         main = TAB_FOCUS.get(active)
         if main is not None and not isinstance(self.screen, ModalScreen):
             self.query_one(main).focus()
 
-    def action_show_tab(self, tab: str) -> None:
-        """Switch tab."""
+    async def action_show_tab(self, tab: str) -> None:
+        """Switch tab (a tab shown for the first time is built before it shows)."""
+        await self.panes.show_tab(tab)
+        self._to_tab(tab)
+
+    def _to_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab
         self.link.show_tab(tab)
 
     def action_focus_inbox(self) -> None:
         """Back to the RFQ inbox (escape from the board, the tracker, another tab)."""
         if self.query_one(TabbedContent).active != "trade":
-            self.action_show_tab("trade")
+            self._to_tab("trade")
         self.query_one("#inbox-table").focus()
 
     # -- any terminal -----------------------------------------------------------------------
@@ -331,7 +331,7 @@ class DeskApp(App[None]):
 
     def action_show_tracker(self) -> None:
         """Show the trades in clearing (on a narrow terminal they take turns with the ticket)."""
-        self.action_show_tab("trade")
+        self._to_tab("trade")
         show_tracker(self)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -362,7 +362,8 @@ class DeskApp(App[None]):
             self.type_ahead.came_back(event)
 
     async def _take_key(self, key: events.Key) -> None:
-        if key.key == "g" and not isinstance(self.screen, ModalScreen) and self.book.needs_me():
+        goes = key.key in self.desk_keymap.keys("desk.next_action")  # g, or as rebound
+        if goes and not isinstance(self.screen, ModalScreen) and self.book.needs_me():
             self.action_next_action()  # moves the focus at once: no need to hold what follows
             return
         if self.type_ahead.opens_something(key):
@@ -377,7 +378,7 @@ class DeskApp(App[None]):
         if not waiting:
             self.notify("nothing waits for you")
             return
-        self.action_show_tab("trade")
+        self._to_tab("trade")
         tracker = self.query_one(TradeTracker)
         tracker.select(waiting[0].key)
         # At once, not after a refresh: the next key typed (a, r, p) must land in the tracker.
@@ -387,9 +388,23 @@ class DeskApp(App[None]):
         """Poll everything now (within the budget); while the venue is down, reach for it now."""
         self.link.refresh()
 
+    def action_add_profile(self) -> None:
+        """The first-run screen of a venue profile (`tui.desk.screens.first_run`)."""
+        from tui.desk.screens.first_run import open_first_run
+
+        open_first_run(self)
+
     def action_help(self) -> None:
         """Keys and workflows."""
-        self.push_screen(HelpScreen())
+        from tui.desk.screens.help import HelpScreen
+
+        self.push_screen(HelpScreen(self.desk_keymap))
+
+    def action_open_journal(self) -> None:
+        """The journal: every action sent, newest first, and what came of it."""
+        from tui.desk.screens.journal import JournalScreen
+
+        self.push_screen(JournalScreen(self.writes))
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """The command palette: Textual's commands plus every desk action (`PALETTE`)."""

@@ -25,11 +25,14 @@ NARROW = 120
 def fit_terminal(app: App[Any], width: int, height: int) -> None:
     """Mark the desk's screen short and/or narrow, and the header one or two lines."""
     screen = app.screen if not isinstance(app.screen, ModalScreen) else app.screen_stack[0]
+    narrow = width < NARROW
+    offers_tracker = screen.has_class("-narrow")  # `t` is offered on a narrow terminal only
     screen.set_class(height < SHORT, "-short")
-    screen.set_class(width < NARROW, "-narrow")
-    app.query_one("#top").set_class(width < NARROW, "-two-lines")
-    app.query_one(PortfolioHeader).two_lines = width < NARROW
-    app.refresh_bindings()
+    screen.set_class(narrow, "-narrow")
+    app.query_one("#top").set_class(narrow, "-two-lines")
+    app.query_one(PortfolioHeader).two_lines = narrow
+    if narrow != offers_tracker:
+        app.refresh_bindings()
 
 
 def is_narrow(app: App[Any]) -> bool:

@@ -6,6 +6,11 @@ cursor, sends an action's outcome to the pane (or the waiting form) it concerns,
 link's health (tokens, freshness, connection), and rings when something needs the trader: a new
 RFQ, a trade waiting for a last look or a deposit. What is news is the feed's judgement; this
 module only shows it.
+
+A tab not on screen is not drawn for: the Pools, Trades and Market panes are built the first
+time their tab is shown (`tui.desk.layout.tab_pane`), and what arrives for them while their
+tab is hidden only marks them behind; `show_tab` hands them the book's current data when
+they come on screen. The trader never sees a pane older than the book.
 """
 
 from __future__ import annotations
@@ -13,16 +18,16 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol, TypeVar
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from textual.app import App
 from textual.markup import escape
 from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Input
 
-from tui.api.models import RFQ
-from tui.desk.book import DeskBook
 from tui.desk.clearing import NextStep
+from tui.desk.later_tabs import LaterTabs
 from tui.desk.messages import (
     ActionKind,
     ActionOutcome,
@@ -44,22 +49,21 @@ from tui.desk.messages import (
     TradesUpdated,
     TransfersUpdated,
 )
-from tui.desk.roles.refusals import refusal_words
-from tui.desk.screens.new_rfq import NewRfqScreen
-from tui.desk.screens.permit import PermitScreen
-from tui.desk.screens.record import RowScreen
 from tui.desk.widgets.attention import Attention
-from tui.desk.widgets.blotter import Blotter
 from tui.desk.widgets.common import fmt
-from tui.desk.widgets.common.keyed_table import KeyedTable
-from tui.desk.widgets.market_stats import MarketStatsPane
-from tui.desk.widgets.pools import PoolsPane
 from tui.desk.widgets.portfolio_header import PortfolioHeader
 from tui.desk.widgets.quote_board import QuoteBoard
 from tui.desk.widgets.quote_ticket import QuoteTicket
 from tui.desk.widgets.rfq_inbox import RfqInbox
 from tui.desk.widgets.status_bar import StatusBar
 from tui.desk.widgets.trade_tracker import TradeTracker
+
+if TYPE_CHECKING:
+    from tui.api.models import RFQ
+    from tui.desk.book import DeskBook
+    from tui.desk.widgets.blotter import Blotter
+    from tui.desk.widgets.market_stats import MarketStatsPane
+    from tui.desk.widgets.pools import PoolsPane
 
 Handler = TypeVar("Handler", bound=Callable[..., Any])
 
@@ -100,12 +104,30 @@ class ShowsOutcomes(Protocol):
 class DeskPanes:
     """Hands the book to the panes after each message (see module docs)."""
 
-    def __init__(self, app: App[Any], book: DeskBook) -> None:
+    def __init__(self, app: App[Any], book: DeskBook, clock: Callable[[], datetime]) -> None:
         self.app = app
         self.book = book
+        self.clock = clock
         self._directions_seen: set[Direction] = set()
         self._waiting_on_me: set[str] = set()
         self._companies_shown: set[str] = set()
+        self.tabs = LaterTabs(app, book, clock)
+        self.show_tab = self.tabs.show
+        """A tab coming on screen: built the first time, handed what it missed (`LaterTabs`)."""
+
+    # -- the desk's second -----------------------------------------------------------------
+
+    @property
+    def pools_pane(self) -> PoolsPane | None:
+        """The pools pane, once its tab was shown."""
+        return self.tabs.pools_pane
+
+    def tick(self) -> None:
+        """Every second, everything that moves with the clock, at once: the redraws of one
+        second land in one frame (a frame draws every pane between the changes it shows)."""
+        self.app.query_one(TradeTracker).tick()
+        self.app.query_one(QuoteTicket).tick()
+        self.app.query_one(QuoteBoard).tick()
 
     # -- snapshots --------------------------------------------------------------------------
 
@@ -156,35 +178,44 @@ class DeskPanes:
         self._announce_waiting()
 
     def trades(self) -> None:
-        """The blotter adds what is new."""
-        self.app.query_one(Blotter).show_trades(self.book.trades)
+        """The blotter adds what is new (when on screen)."""
+        if (blotter := self.tabs.on_screen("blotter")) is not None:
+            cast("Blotter", blotter).show_trades(self.book.trade_legs)
 
     def pool_detail(self) -> None:
-        """Transfers or positions: the pools pane shows the selected pool's."""
-        self.app.query_one(PoolsPane).show_detail()
+        """Transfers or positions: the pools pane shows the selected pool's (when on screen)."""
+        if (pools := self.tabs.on_screen("pools")) is not None:
+            cast("PoolsPane", pools).show_detail()
 
     def pools(self) -> None:
-        """Pools: the pools pane and the ticket's pool choices."""
-        self.app.query_one(PoolsPane).show_pools()
+        """Pools: the ticket's pool choices; the pools pane and the blotter's pool names
+        (when on screen)."""
         self.app.query_one(QuoteTicket).refresh_pools()
-        self.app.query_one(Blotter).invalidate()  # its pool names
+        if (pools := self.tabs.on_screen("pools")) is not None:
+            cast("PoolsPane", pools).show_pools()
+        if (blotter := self.tabs.on_screen("blotter")) is not None:
+            cast("Blotter", blotter).invalidate()
 
     def summary(self) -> None:
         """The header's portfolio line."""
         self.app.query_one(PortfolioHeader).summary = self.book.summary
 
     def stats(self) -> None:
-        """The market pane (the ticket reads its marks from the book when it prefills)."""
-        if self.book.stats is not None:
-            self.app.query_one(MarketStatsPane).show_stats(self.book.stats)
+        """The market pane, when on screen (the ticket reads its marks from the book when it
+        prefills)."""
+        market = self.tabs.on_screen("market")
+        if market is not None and self.book.stats is not None:
+            cast("MarketStatsPane", market).show_stats(self.book.stats)
 
     def companies(self) -> None:
         """Company names everywhere: redraw what shows them when the set changed."""
         known = set(self.book.companies)
         if known != self._companies_shown:
             self._companies_shown = known
-            self.app.query_one(PoolsPane).show_pools()
-            self.app.query_one(Blotter).invalidate()
+            if (pools := self.tabs.on_screen("pools")) is not None:
+                cast("PoolsPane", pools).show_pools()
+            if (blotter := self.tabs.on_screen("blotter")) is not None:
+                cast("Blotter", blotter).invalidate()
             self.app.query_one(TradeTracker).refresh_trades()
             self._redraw_inbox()
         me = self.book.my_company
@@ -208,6 +239,8 @@ class DeskPanes:
             status = self.app.query_one(StatusBar)
             status.ages = news.ages
             status.tokens_used = news.tokens_used
+            self.app.query_one(PortfolioHeader).show_freshness(news.ages)
+            self.app.query_one(Attention).show_freshness(news.ages)
         elif isinstance(news, ConnectionChanged):
             header = self.app.query_one(PortfolioHeader)
             header.state = news.state
@@ -223,16 +256,9 @@ class DeskPanes:
 
     def restyle(self) -> None:
         """A new theme: redraw the table cells coloured from theme variables."""
-        self.app.query_one(RfqInbox).table.clear_rows()
+        self.app.query_one(RfqInbox).invalidate()
         self._redraw_inbox()
-        self.app.query_one(Blotter).invalidate()
-        pools = self.app.query_one(PoolsPane)
-        pools.pools_table.clear_rows()
-        pools.show_pools()
-        if self.book.stats is not None:
-            market = self.app.query_one(MarketStatsPane)
-            market.query_one(KeyedTable).clear_rows()
-            market.show_stats(self.book.stats)
+        self.tabs.restyle()
 
     def _store(self, direction: Direction) -> dict[str, RFQ]:
         return self.book.rfqs_received if direction == "received" else self.book.rfqs_sent
@@ -262,6 +288,8 @@ class DeskPanes:
 
     def view_row(self, table: Widget, fields: list[tuple[str, str]]) -> None:
         """``v`` on a table row: every cell of it, whole, titled after the pane it is in."""
+        from tui.desk.screens.record import RowScreen
+
         titles = (getattr(node, "border_title", None) for node in table.ancestors_with_self)
         title = next((t for t in titles if t), None) or "Row"
         self.app.push_screen(RowScreen(str(title), fields))
@@ -283,6 +311,10 @@ class DeskPanes:
     async def outcome(self, outcome: ActionOutcome) -> None:
         """An action came back: to the form that waits for it, a toast, and the pane it
         concerns (its error line, or the ticket's fields)."""
+        from tui.api.models import RFQ
+        from tui.desk.screens.new_rfq import NewRfqScreen
+        from tui.desk.screens.permit import PermitScreen
+
         form = outcome.form
         if isinstance(form, NewRfqScreen | PermitScreen) and form.is_attached and form.sending:
             form.show_outcome(outcome)
@@ -302,7 +334,7 @@ class DeskPanes:
             self.app.query_one(QuoteTicket),
             self.app.query_one(QuoteBoard),
             self.app.query_one(TradeTracker),
-            self.app.query_one(PoolsPane),
+            *((self.pools_pane,) if self.pools_pane is not None else ()),
         )
         for pane in panes:
             if kind in pane.OUTCOMES:
@@ -361,6 +393,8 @@ class DeskPanes:
 
 def _refusal_toast(outcome: ActionOutcome) -> str:
     """Why an action failed, in words; the venue's raw status and code on a dim second line."""
+    from tui.desk.roles.refusals import refusal_words
+
     if outcome.error is None or not outcome.error.status:
         return escape(outcome.problem)
     words, detail = refusal_words(outcome.error)

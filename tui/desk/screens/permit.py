@@ -100,7 +100,10 @@ class PermitScreen(ModalScreen[Decimal | None]):
     with the amount still as typed.
     """
 
-    BINDINGS = [Binding("escape", "cancel", "Back out"), Binding("ctrl+s", "submit", "Sign & send")]
+    BINDINGS = [
+        Binding("escape", "cancel", "Back out", id="permit.cancel"),
+        Binding("ctrl+s", "submit", "Sign & send", id="permit.sign"),
+    ]
 
     def __init__(self, form: MoneyForm, send: Send | None = None) -> None:
         super().__init__()

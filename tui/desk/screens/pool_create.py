@@ -55,7 +55,10 @@ def build_pool_request(
 class NewPoolScreen(ModalScreen[NewSettlementPoolRequest | None]):
     """Counterparty, name and margin preset; dismisses with the request or None."""
 
-    BINDINGS = [Binding("escape", "cancel", "Back out"), Binding("ctrl+s", "submit", "Create")]
+    BINDINGS = [
+        Binding("escape", "cancel", "Back out", id="pool_create.cancel"),
+        Binding("ctrl+s", "submit", "Create", id="pool_create.create"),
+    ]
 
     def __init__(self, counterparties: list[Company], my_name: str) -> None:
         super().__init__()

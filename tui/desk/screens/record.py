@@ -18,9 +18,9 @@ class RowScreen(ModalScreen[None]):
     """Every field of one row, whole (see module docs)."""
 
     BINDINGS = [
-        Binding("escape", "close", "Close"),
-        Binding("v", "close", "Close", show=False),
-        Binding("q", "close", "Close", show=False),
+        Binding("escape", "close", "Close", id="record.close"),
+        Binding("v", "close", "Close", show=False, id="record.close_v"),
+        Binding("q", "close", "Close", show=False, id="record.close_q"),
     ]
 
     def __init__(self, title: str, fields: list[tuple[str, str]]) -> None:

@@ -2,26 +2,30 @@
 each pane's data age.
 
 A pane whose data is older than its poll schedule allows (or whose last poll failed) is marked
-stale in the stale colour, so a trader never acts on a price that stopped moving.
+stale in the stale colour, so a trader never acts on a price that stopped moving. The ages tick
+every second: the bar is a `LiveText`, so a tick redraws this one line and lays nothing out.
 """
 
 from __future__ import annotations
 
 from textual.reactive import reactive
-from textual.widgets import Static
 
 from tui.api.endpoints import BUDGET_TOKENS, BUDGET_WINDOW_S
 from tui.desk.messages import PaneAge
 from tui.desk.widgets.common import fmt
+from tui.desk.widgets.live_text import LiveText
 
 
-class StatusBar(Static):
+class StatusBar(LiveText):
     """One line of link health and data freshness (see module docs)."""
 
-    tokens_used: reactive[int] = reactive(0)
-    latency_ms: reactive[int | None] = reactive(None)
-    offset_ms: reactive[int | None] = reactive(None)
-    ages: reactive[tuple[PaneAge, ...]] = reactive(tuple)
+    FIXED_SIZE = True  # one line, the screen's width (desk.tcss)
+
+    # The watchers redraw, and only when the text changed: a new value alone repaints nothing.
+    tokens_used: reactive[int] = reactive(0, repaint=False)
+    latency_ms: reactive[int | None] = reactive(None, repaint=False)
+    offset_ms: reactive[int | None] = reactive(None, repaint=False)
+    ages: reactive[tuple[PaneAge, ...]] = reactive(tuple, repaint=False)
 
     def markup(self) -> str:
         """The markup of the bar."""

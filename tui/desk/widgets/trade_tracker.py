@@ -105,10 +105,10 @@ class TradeTracker(Vertical):
     """The actions whose outcome the pane shows."""
 
     BINDINGS = [
-        Binding("a", "last_look('accept')", "Last look: accept"),
-        Binding("r", "last_look('reject')", "Last look: reject"),
-        Binding("p", "approve_deposit", "Approve deposit"),
-        Binding("escape", "app.focus_inbox", "Back to inbox"),
+        Binding("a", "last_look('accept')", "Last look: accept", id="tracker.accept"),
+        Binding("r", "last_look('reject')", "Last look: reject", id="tracker.reject"),
+        Binding("p", "approve_deposit", "Approve deposit", id="tracker.approve_deposit"),
+        Binding("escape", "app.focus_inbox", "Back to inbox", id="tracker.back"),
     ]
 
     @dataclass
@@ -133,6 +133,7 @@ class TradeTracker(Vertical):
         self._trades: dict[str, TrackedTrade] = {}
         self._rendered: dict[str, str] = {}
         self._order: list[str] = []
+        self._waiting: set[NextStep] = set()
 
     def compose(self) -> ComposeResult:
         """The list of trades and a hint line."""
@@ -141,9 +142,8 @@ class TradeTracker(Vertical):
         yield Static("", id="tracker-error", classes="field-error")
 
     def on_mount(self) -> None:
-        """Tick the last-look countdowns."""
+        """Hide the error line (the countdowns tick with the desk's second: `tick`)."""
         self.query_one("#tracker-error").display = False
-        self.set_interval(1.0, self.refresh_trades, name="tracker-countdown")
 
     @property
     def options(self) -> OptionList:
@@ -152,7 +152,9 @@ class TradeTracker(Vertical):
 
     def refresh_trades(self) -> None:
         """Rebuild from the book: add new trades, re-render only the ones that changed."""
-        trades = self.book.tracked_trades()[:MAX_TRACKED]
+        tracked = self.book.tracked_trades()
+        self._offer_keys({t.next_step for t in tracked} - {NextStep.NONE})
+        trades = tracked[:MAX_TRACKED]
         now = self.clock()
         option_list = self.options
         order = [t.key for t in trades]
@@ -172,7 +174,28 @@ class TradeTracker(Vertical):
                     option_list.replace_option_prompt(key, rendered[key])
         self._rendered = rendered
         self.query_one("#tracker-empty").display = not order
-        self.refresh_bindings()
+
+    def tick(self) -> None:
+        """Every second (`DeskPanes.tick`): the last looks' countdowns, the only part of a
+        trade that moves with the clock (and only while the tracker is on screen; showing it
+        redraws them)."""
+        if not self.is_on_screen:
+            return
+        now = self.clock()
+        option_list = self.options
+        for key, trade in self._trades.items():
+            if trade.next_step is not NextStep.LAST_LOOK:
+                continue
+            markup = render_trade(trade, self.book, now)
+            if self._rendered.get(key) != markup:
+                option_list.replace_option_prompt(key, markup)
+                self._rendered[key] = markup
+
+    def _offer_keys(self, waiting: set[NextStep]) -> None:
+        """The footer offers a/r and p by what waits for me: redrawn when that changed only."""
+        if waiting != self._waiting:
+            self._waiting = waiting
+            self.refresh_bindings()
 
     @property
     def selected_key(self) -> str | None:
