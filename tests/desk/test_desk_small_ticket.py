@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+from textual.widget import Widget
 from textual.widgets import Button, Input, Static
 
 from tests.desk.kit.desk import SIZE, DeskFactory, refresh, settle
@@ -65,3 +66,38 @@ async def test_the_ticket_stays_on_its_rfq_and_refuses_once_it_expired(
         inbox.select("received", other.rfq_id)
         await pilot.pause()
         assert ticket.rfq is not None and ticket.rfq.rfq_id == other.rfq_id
+
+
+async def test_moving_between_rfqs_of_one_shape_lays_the_ticket_out_nowhere(
+    sandbox: Any, desk: DeskFactory, monkeypatch: Any
+) -> None:
+    """Issue 11: the down arrow in a long inbox refilled the ticket's pool choices and wrote
+    texts that lay the whole screen out on every move, though nothing had changed shape."""
+    app = desk()
+    me = sandbox.company_ids["DESK"]
+    async with app.run_test(size=SIZE) as pilot:
+        await refresh(app, pilot, Topic.COMPANIES, Topic.STATS)
+        rfqs = []
+        for taker, qty in (("BORE", "1"), ("CBLT", "2"), ("BORE", "3")):
+            async with sandbox.client(taker) as client:
+                rfqs.append(await client.rfqs_new(perp_rfq([me], qty, sandbox.clock.now())))
+        await refresh(app, pilot, Topic.RFQS_RECEIVED, Topic.POOLS)
+        inbox = app.query_one(RfqInbox)
+        ticket = app.query_one(QuoteTicket)
+        inbox.select("received", rfqs[0].rfq_id)
+        await pilot.pause()
+
+        laid_out: list[str] = []
+        original = Widget.refresh
+
+        def spy(widget: Widget, *regions: Any, layout: bool = False, **options: Any) -> Any:
+            if layout and ticket in widget.ancestors_with_self:
+                laid_out.append(f"{type(widget).__name__}#{widget.id}")
+            return original(widget, *regions, layout=layout, **options)
+
+        monkeypatch.setattr(Widget, "refresh", spy)
+        for rfq in rfqs[1:]:
+            inbox.select("received", rfq.rfq_id)
+            await pilot.pause()
+            assert ticket.rfq is not None and ticket.rfq.rfq_id == rfq.rfq_id
+        assert laid_out == []

@@ -7,6 +7,11 @@ board's error line. The best bid and the best ask are marked (★), wherever the
 are sorted tightest ask first, so the best bid may be lower down. The cursor stays on its
 quote when the rows re-sort. While another of my trades on the RFQ is clearing, ``b`` and
 ``s`` are not offered (the venue would refuse): the hint line says why.
+
+Each quote is judged against fair, the RFQ's structure price (`quote_figures`): its edge on
+each side in bps and in price (positive: what the maker earns against fair, so what the taker
+pays), and for an option structure its implied vol on each side, to read against the mark vol
+in the head.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -23,27 +29,53 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from tui.api.lifecycle import clearing_is_booked, clearing_is_rejected
-from tui.api.models import RFQ, RFQStatus, TradeSide
+from tui.api.models import RFQStatus, TradeSide
 from tui.desk.book import DeskBook
 from tui.desk.clearing import quote_is_open
 from tui.desk.messages import ActionKind, ActionOutcome, ActionRequest
 from tui.desk.roles.refusals import outcome_words
+from tui.desk.widgets.board_table import BoardTable
 from tui.desk.widgets.common import fmt
-from tui.desk.widgets.common.keyed_table import Column, KeyedTable, SortText
+from tui.desk.widgets.common.keyed_table import Column, SortText
 from tui.desk.widgets.common.palette import right, toned
+from tui.desk.widgets.live_text import LiveText
+from tui.desk.widgets.quote_figures import (
+    Pricing,
+    PricingMemo,
+    edge_bps_text,
+    edge_price_text,
+    listing_marks,
+    vol_text,
+)
+
+if TYPE_CHECKING:
+    from tui.api.models import RFQ
 
 COLUMNS = (
     Column("maker", "Maker", 6),
-    Column("bid", "Bid", 12, numeric=True),
-    Column("ask", "Ask", 12, numeric=True),
-    Column("expires", "Expiry", 6, numeric=True),
-    Column("pool", "Pool", 9, flex=True),
+    Column("bid", "Bid", 11, numeric=True),
+    Column("ask", "Ask", 11, numeric=True),
+    Column("iv_bid", "IV bid", 7, numeric=True, drop=2),
+    Column("iv_ask", "IV ask", 7, numeric=True, drop=2),
+    Column("bid_bps", "Bid edge", 8, numeric=True, drop=3),
+    Column("ask_bps", "Ask edge", 8, numeric=True, drop=3),
+    Column("expires", "Expiry", 6, numeric=True, drop=4),
+    Column("pool", "Pool", 9, flex=True, least=6, drop=5),
+    Column("bid_edge", "Bid edge px", 11, numeric=True, drop=6),
+    Column("ask_edge", "Ask edge px", 11, numeric=True, drop=6),
 )
+"""The quotes' columns. A narrow board leaves out, first, the edges in price, the pool, the
+expiry, the edges in bps, and last the implied vols (an option trader reads vol first); ``v``
+shows them all. The IV columns are not shown for a structure without options."""
+IV_COLUMNS = frozenset({"iv_bid", "iv_ask"})
 
 BEST = "★"
 """Marks the best bid and the best ask on the board."""
 
-HINT = "★ best · b buy at ask · s sell at bid · x cancel RFQ · v row · esc back"
+HINT = (
+    "★ best · edge vs fair, + to the maker · b buy at ask · s sell at bid · x cancel RFQ"
+    " · v row · esc back"
+)
 
 
 @dataclass(frozen=True)
@@ -102,10 +134,10 @@ class QuoteBoard(Vertical):
     """The actions whose outcome the pane shows."""
 
     BINDINGS = [
-        Binding("b", "accept('buy')", "Buy at ask"),
-        Binding("s", "accept('sell')", "Sell at bid"),
-        Binding("x", "cancel_rfq", "Cancel RFQ"),
-        Binding("escape", "app.focus_inbox", "Back to inbox"),
+        Binding("b", "accept('buy')", "Buy at ask", id="board.buy"),
+        Binding("s", "accept('sell')", "Sell at bid", id="board.sell"),
+        Binding("x", "cancel_rfq", "Cancel RFQ", id="board.cancel_rfq"),
+        Binding("escape", "app.focus_inbox", "Back to inbox", id="board.back"),
     ]
 
     @dataclass
@@ -132,30 +164,31 @@ class QuoteBoard(Vertical):
         self.rfq: RFQ | None = None
         self._quotes: dict[str, BoardQuote] = {}
         self._shown_for: str | None = None
+        self._trade_off: str | None = None
+        self._pricing = PricingMemo()
 
     def compose(self) -> ComposeResult:
         """Header (three lines, or one on a short terminal), quotes table, hint, error line."""
-        yield Static("", id="board-head")
-        yield Static("", id="board-line")
-        yield KeyedTable(
+        yield LiveText("", id="board-head", fixed_size=True)
+        yield LiveText("", id="board-line", fixed_size=True)
+        yield BoardTable(
             COLUMNS,
             id="board-table",
             zebra_stripes=False,
             sort_column="maker",
             newest_first=False,
         )
-        yield Static(f"[$text-muted]{HINT}[/]", id="board-hint")
+        yield LiveText(f"[$text-muted]{HINT}[/]", id="board-hint")
         yield Static("", id="board-error", classes="field-error")
 
     @property
-    def table(self) -> KeyedTable:
+    def table(self) -> BoardTable:
         """The quotes table."""
-        return self.query_one(KeyedTable)
+        return self.query_one(BoardTable)
 
     def on_mount(self) -> None:
-        """Tick the quote countdowns."""
+        """Hide the error line (the countdowns tick with the desk's second: `tick`)."""
         self.query_one("#board-error").display = False
-        self.set_interval(1.0, self._tick, name="board-countdown")
 
     def show_rfq(self, rfq: RFQ | None) -> None:
         """Show the quotes of ``rfq``."""
@@ -189,11 +222,11 @@ class QuoteBoard(Vertical):
             if clearing_is_rejected(status)
             else "$pending"
         )
-        third = (
-            f"[{tone}]{fmt.status_words(status)}[/]"
-            if status
-            else f"structure px {fmt.price(price)}"
-        )
+        pricing = self.pricing_of(rfq)
+        fair = f"fair {fmt.price(price)} (structure px)"
+        if pricing.has_options:
+            fair += f"  mark vol {vol_text(pricing.mark_vol)}"
+        third = f"[{tone}]{fmt.status_words(status)}[/]" if status else fair
         head.update(
             f"[b]My RFQ {fmt.short_id(rfq.rfq_id)}[/b]  qty {fmt.qty(rfq.qty)}  {state}\n"
             f"{fmt.structure_text(rfq.structure)}\n"
@@ -210,6 +243,9 @@ class QuoteBoard(Vertical):
         best_ask = min((q.ask for q in quotes if q.ask is not None), default=None)
         rows = []
         for rank, quote in enumerate(quotes):
+            edge = pricing.edge(quote.bid, quote.ask)
+            bid_edge = edge.bid if edge else None
+            ask_edge = edge.ask if edge else None
             rows.append(
                 (
                     quote.quote_id,
@@ -217,13 +253,25 @@ class QuoteBoard(Vertical):
                         SortText(self.book.company_name(quote.maker), sort_key=rank),
                         self._price_cell(quote.bid, "bid", quote.bid == best_bid),
                         self._price_cell(quote.ask, "ask", quote.ask == best_ask),
+                        right(vol_text(pricing.implied_vol(quote.bid))),
+                        right(vol_text(pricing.implied_vol(quote.ask))),
+                        right(edge_bps_text(bid_edge.bps if bid_edge else None)),
+                        right(edge_bps_text(ask_edge.bps if ask_edge else None)),
                         right(fmt.countdown(quote.expires_at, now)),
                         quote.pool,
+                        right(edge_price_text(bid_edge.price if bid_edge else None)),
+                        right(edge_price_text(ask_edge.price if ask_edge else None)),
                     ),
                 )
             )
+        table.leave_out(() if pricing.has_options else IV_COLUMNS)
         table.merge(rows, prune=True)
         self._show_hint()
+
+    def pricing_of(self, rfq: RFQ) -> Pricing:
+        """What ``rfq``'s quotes are judged against: solved again only when its fair value
+        or its underlying's mark moved (the vols are remembered per price meanwhile)."""
+        return self._pricing.get(rfq, listing_marks(self.book.stats), self.clock())[0]
 
     def _price_cell(self, price: Decimal | None, side: str, best: bool) -> Text:
         text = fmt.price(price)
@@ -239,7 +287,9 @@ class QuoteBoard(Vertical):
             hint.update(f"[$warning]b/s off: {why}[/]")
         else:
             hint.update(f"[$text-muted]{HINT}[/]")
-        self.refresh_bindings()
+        if bool(why) != bool(self._trade_off):
+            self.refresh_bindings()  # the footer greys b and s out, or offers them again
+        self._trade_off = why
 
     def _why_not_trade(self) -> str:
         if self.rfq is None:
@@ -257,7 +307,10 @@ class QuoteBoard(Vertical):
             return None
         return True
 
-    def _tick(self) -> None:
+    def tick(self) -> None:
+        """Every second (`DeskPanes.tick`): the quotes' countdowns, while on screen."""
+        if not self.is_on_screen:
+            return  # the board redraws every row when it is shown again
         now = self.clock()
         for quote in self._quotes.values():
             self.table.set_cell(

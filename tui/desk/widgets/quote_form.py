@@ -11,23 +11,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
+from typing import TYPE_CHECKING
 
-from pydantic import ValidationError
-
-from tui.api.models import (
-    RFQ,
-    NewQuoteRequest,
-    PerpetualFutureInstrument,
-    RFQLeg,
-    SpotInstrument,
-    TradeSide,
-    instrument_label,
-)
+from tui.api.models import TradeSide
 from tui.desk.margin_presets import MARGIN_PRESETS, preset
 from tui.desk.widgets.common import fmt
 from tui.desk.widgets.common.amounts import parse_optional_amount, parse_whole
 from tui.desk.widgets.common.forms import FORM, FormError, errors_from_validation
+from tui.desk.widgets.quote_figures import round_price
+
+if TYPE_CHECKING:
+    from tui.api.models import RFQ, NewQuoteRequest, RFQLeg
+
+# The models (and pydantic) are imported where a quote is built: the first frame needs none.
 
 NEW_POOL = "__new__"
 """The pool choice that means: create a new pool on acceptance."""
@@ -49,11 +46,6 @@ def client_quote_id(rfq_id: str, now: datetime, number: int) -> str:
     return f"desk-{rfq_id[:8]}-{now:%H%M%S}-{number}"
 
 
-def _round_price(value: Decimal) -> Decimal:
-    places = Decimal("0.01") if abs(value) >= 1 else Decimal("0.000001")
-    return value.quantize(places, rounding=ROUND_HALF_UP)
-
-
 def leg_marks(rfq: RFQ, marks: dict[str, Decimal]) -> list[Decimal | None]:
     """A unit price per RFQ leg, from the listing marks and the structure price.
 
@@ -61,6 +53,8 @@ def leg_marks(rfq: RFQ, marks: dict[str, Decimal]) -> list[Decimal | None]:
     (an option, a dated future), it is solved from the structure price, which is the sum of
     ``+-ratio x unit price`` over the legs.
     """
+    from tui.api.models import PerpetualFutureInstrument, SpotInstrument
+
     legs = rfq.structure.legs
     found: list[Decimal | None] = []
     for leg in legs:
@@ -92,7 +86,7 @@ def prefill(mark: Decimal | None, spread_bps: Decimal = DEFAULT_SPREAD_BPS) -> t
     if mark is None or mark <= 0:
         return "", ""
     offset = mark * spread_bps / Decimal(10_000)
-    return str(_round_price(mark - offset)), str(_round_price(mark + offset))
+    return str(round_price(mark - offset)), str(round_price(mark + offset))
 
 
 @dataclass
@@ -131,6 +125,10 @@ def locate_quote_field(loc: tuple[int | str, ...]) -> str:
 
 def build_quote_request(rfq: RFQ, values: TicketValues, now: datetime) -> NewQuoteRequest:
     """The `NewQuoteRequest` for a ticket, or a `FormError` naming every bad field."""
+    from pydantic import ValidationError
+
+    from tui.api.models import NewQuoteRequest
+
     errors: dict[str, str] = {}
     leg_quotes: list[dict[str, object]] = []
     for index, leg in enumerate(rfq.rfq_legs):
@@ -187,6 +185,8 @@ def leg_label(leg: RFQLeg, rfq_qty: Decimal) -> str:
 
     The quantity itself is in the ticket's head; an option's name leaves no room for it.
     """
+    from tui.api.models import instrument_label
+
     side = str(leg.side)[:1].upper()
     label = f"{side} {instrument_label(leg.instrument)}"
     if rfq_qty > 0 and leg.qty != rfq_qty:

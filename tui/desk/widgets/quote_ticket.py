@@ -13,17 +13,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.markup import escape
-from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Select, Static
 
 from tui.api.lifecycle import clearing_is_final
-from tui.api.models import RFQ, NewQuoteRequest, RFQStatus
+from tui.api.models import RFQStatus
 from tui.desk.book import DeskBook
 from tui.desk.margin_presets import DEFAULT_PRESET, MARGIN_PRESETS, PRESET_NOTES
 from tui.desk.messages import ActionKind, ActionOutcome, ActionRequest
@@ -31,6 +31,8 @@ from tui.desk.roles.refusals import outcome_words
 from tui.desk.widgets.common import fmt
 from tui.desk.widgets.common.forms import FORM, FormError, errors_from_api
 from tui.desk.widgets.common.forms import show_errors as show_form_errors
+from tui.desk.widgets.live_text import LiveText
+from tui.desk.widgets.quote_figures import PricingMemo, leg_field_side, listing_marks
 from tui.desk.widgets.quote_form import (
     DEFAULT_EXPIRY_S,
     NEW_POOL,
@@ -42,6 +44,11 @@ from tui.desk.widgets.quote_form import (
     locate_quote_field,
     prefill,
 )
+from tui.desk.widgets.ticket_legs import TicketLegs
+from tui.desk.widgets.ticket_pricing import DRIVERS, TicketPricing, typed_price
+
+if TYPE_CHECKING:
+    from tui.api.models import RFQ, NewQuoteRequest
 
 
 class QuoteTicket(Vertical):
@@ -53,10 +60,10 @@ class QuoteTicket(Vertical):
     """The actions whose outcome the ticket shows."""
 
     BINDINGS = [
-        Binding("ctrl+s", "submit", "Send quote", priority=True),
-        Binding("ctrl+r", "replace", "Replace quote", priority=True),
-        Binding("ctrl+w", "cancel_quote", "Pull quote", priority=True),
-        Binding("escape", "app.focus_inbox", "Back to inbox"),
+        Binding("ctrl+s", "submit", "Send quote", priority=True, id="ticket.send"),
+        Binding("ctrl+r", "replace", "Replace quote", priority=True, id="ticket.replace"),
+        Binding("ctrl+w", "cancel_quote", "Pull quote", priority=True, id="ticket.pull"),
+        Binding("escape", "app.focus_inbox", "Back to inbox", id="ticket.back"),
     ]
 
     @dataclass
@@ -82,13 +89,16 @@ class QuoteTicket(Vertical):
         self._legs_for: str | None = None
         self._pool_picked = False
         self._auto_pool: object = None
+        self._pool_options: list[tuple[str, str]] = []
+        self._pricing = PricingMemo()
         self._client_ids = itertools.count(1)
 
     def compose(self) -> ComposeResult:
         """Header, leg rows, settlement fields, buttons."""
-        yield Static("Select a received RFQ to quote it.", id="ticket-head")
+        yield LiveText("Select a received RFQ to quote it.", id="ticket-head", fixed_size=True)
         with VerticalScroll(id="ticket-body"):
-            yield Vertical(id="ticket-legs")
+            yield TicketLegs(id="ticket-legs")
+            yield TicketPricing(id="ticket-pricing")
             with Horizontal(classes="field-row"):
                 yield Label("Expires in s", classes="field-label")
                 yield Input(
@@ -125,14 +135,13 @@ class QuoteTicket(Vertical):
                 yield Button("Send ^s", id="send", variant="primary", compact=True)
                 yield Button("Replace ^r", id="replace", compact=True)
                 yield Button("Pull ^w", id="pull", variant="error", compact=True)
-            yield Static("", id="ticket-live")
+            yield LiveText("", id="ticket-live")
 
     def on_mount(self) -> None:
         """Start empty and hide the new-pool fields."""
         self._toggle_new_pool(False)
         show_form_errors(self, {})
         self.query_one("#ticket-body").display = False
-        self.set_interval(1.0, self._refresh_live, name="ticket-live")
 
     # -- data in ----------------------------------------------------------------------------
 
@@ -154,21 +163,28 @@ class QuoteTicket(Vertical):
         self.query_one("#ticket-body").display = rfq is not None
         if rfq is None:
             self._legs_for = None
-            await self.query_one("#ticket-legs").remove_children()
+            await self.query_one(TicketLegs).show([])
             self._refresh_live()
             return
         if self._legs_for != rfq.rfq_id:
             now = self.clock()
             self._legs_for = rfq.rfq_id
             self._pool_picked = False
-            self.query_one("#pool-name", Input).value = ""
-            self.query_one("#expiry", Input).value = ""
+            # A cursor move is many a second: nothing is written that shows already (a new
+            # text or option list lays the whole screen out).
+            for blank in ("#pool-name", "#expiry"):
+                if self.query_one(blank, Input).value:
+                    self.query_one(blank, Input).value = ""
             await self._build_legs(rfq)
+            pricing, _ = self._pricing.get(rfq, self._marks(), now)
+            self.query_one(TicketPricing).show(rfq, pricing)
             self._fill_pools(rfq)
             self.query_one("#client-id", Input).value = client_quote_id(
                 rfq.rfq_id, now, next(self._client_ids)
             )
-            show_form_errors(self, {})
+            if any(error.display for error in self.query(".field-error")):
+                show_form_errors(self, {})
+            self._show_figures()
         self._refresh_live()
 
     def closed_reason(self) -> str:
@@ -213,38 +229,15 @@ class QuoteTicket(Vertical):
             self._fill_pools(self.rfq)
 
     def _marks(self) -> dict[str, Decimal]:
-        stats = self.book.stats
-        return {listing.ticker: listing.mark_price for listing in stats.listings} if stats else {}
+        return listing_marks(self.book.stats)
 
     async def _build_legs(self, rfq: RFQ) -> None:
-        container = self.query_one("#ticket-legs", Vertical)
-        # Awaited: the old leg fields must be gone before new ones reuse their ids.
-        await container.remove_children()
         marks = leg_marks(rfq, self._marks())
-        rows: list[Widget] = [
-            Horizontal(
-                Label("Leg", classes="leg-label"),
-                Label("Bid", classes="leg-price-head"),
-                Label("Ask", classes="leg-price-head"),
-                classes="leg-row leg-head",
-            )
-        ]
+        legs = []
         for index, leg in enumerate(rfq.rfq_legs):
             bid, ask = prefill(marks[index] if index < len(marks) else None)
-            rows.append(
-                Horizontal(
-                    Label(leg_label(leg, rfq.qty), classes="leg-label"),
-                    Input(bid, id=f"bid-{index}", compact=True, classes="leg-bid"),
-                    Input(ask, id=f"ask-{index}", compact=True, classes="leg-ask"),
-                    classes="leg-row",
-                )
-            )
-            for name in (f"leg-{index}", f"bid-{index}", f"ask-{index}"):
-                rows.append(Static("", id=f"err-{name}", classes="field-error"))
-        await container.mount_all(rows)
-        for row in rows:
-            if isinstance(row, Static) and row.has_class("field-error"):
-                row.display = False
+            legs.append((leg_label(leg, rfq.qty), bid, ask))
+        await self.query_one(TicketLegs).show(legs)
 
     def _fill_pools(self, rfq: RFQ) -> None:
         select = self.query_one("#pool", Select)
@@ -258,19 +251,25 @@ class QuoteTicket(Vertical):
             options.append((f"{data.name} ({data.status}) {address}", pool.pool_id))
         options.append(("+ new pool (margin preset)", NEW_POOL))
         values = [value for _, value in options]
-        select.set_options(options)
         # An existing pool is the default; the user's own pick survives a refresh.
-        select.value = previous if previous in values else values[0]
+        wanted = previous if previous in values else values[0]
+        if options != self._pool_options or select.value != wanted:
+            # Only when they changed: resetting a Select costs a style pass and a layout.
+            self._pool_options = options
+            select.set_options(options)
+            select.value = wanted
         self._auto_pool = select.value
         self._toggle_new_pool(select.value == NEW_POOL)
-        name = self.query_one("#pool-name", Input)
-        if not name.value:
-            me = self.book.company_name(self.book.me)
-            name.value = f"{me}-{self.book.company_name(rfq.taker_company)}-{rfq.rfq_id[:4]}"
+        # The name a new pool gets unless the maker types one (`values` reads it).
+        me = self.book.company_name(self.book.me)
+        self.query_one(
+            "#pool-name", Input
+        ).placeholder = f"{me}-{self.book.company_name(rfq.taker_company)}-{rfq.rfq_id[:4]}"
 
     def _toggle_new_pool(self, show: bool) -> None:
         for row in self.query(".new-pool"):
-            row.display = show
+            if row.display != show:
+                row.display = show
 
     @on(Select.Changed, "#pool")
     def _pool_changed(self, event: Select.Changed) -> None:
@@ -278,12 +277,18 @@ class QuoteTicket(Vertical):
         # set itself is the user's pick.
         if event.value != self._auto_pool and event.value is not Select.BLANK:
             self._pool_picked = True
-        self._toggle_new_pool(event.value == NEW_POOL)
+        # The value now, not the event's: a refill's own changes arrive after it is done.
+        self._toggle_new_pool(event.select.value == NEW_POOL)
+
+    def tick(self) -> None:
+        """Every second (`DeskPanes.tick`): the RFQ's countdown and the live quote's."""
+        self._refresh_live()
 
     def _refresh_live(self) -> None:
         if self.rfq is not None:
             # The bound RFQ as last polled: its status and countdown move under the trader.
             self.rfq = self.book.rfqs_received.get(self.rfq.rfq_id, self.rfq)
+            self._reprice()
         self._draw_head()
         live = self.query_one("#ticket-live", Static)
         if self.rfq is None:
@@ -325,9 +330,14 @@ class QuoteTicket(Vertical):
             expiry_s=self.query_one("#expiry", Input).value,
             pool=pool if isinstance(pool, str) else "",
             preset=preset_value if isinstance(preset_value, str) else "",
-            pool_name=self.query_one("#pool-name", Input).value,
+            pool_name=self._pool_name(),
             client_quote_id=self.query_one("#client-id", Input).value,
         )
+
+    def _pool_name(self) -> str:
+        """The new pool's name as typed, or the name offered in its place when left blank."""
+        name = self.query_one("#pool-name", Input)
+        return name.value if name.value.strip() else name.placeholder
 
     def set_leg_prices(self, index: int, bid: str, ask: str) -> None:
         """Type prices into a leg (tests and the command palette use this)."""
@@ -402,6 +412,47 @@ class QuoteTicket(Vertical):
             self.query_one("#client-id", Input).value = client_quote_id(
                 self.rfq.rfq_id, self.clock(), next(self._client_ids)
             )
+
+    # -- pricing ----------------------------------------------------------------------------
+
+    @on(Input.Changed)
+    def _price_typed(self, event: Input.Changed) -> None:
+        """A vol or package price typed fills the leg prices it decides; a leg price typed by
+        hand makes the legs the source again; either way the figures follow."""
+        name = event.input.id or ""
+        pricing = self.query_one(TicketPricing)
+        if event.input.has_focus and self.rfq is not None:
+            if name in DRIVERS:
+                legs = self.query_one(TicketLegs)
+                for index, side, price in pricing.derive(name, event.value, self._leg_price).prices:
+                    legs.set_price(index, side, str(price))
+            elif name.startswith(("bid-", "ask-")):
+                side, _, number = name.partition("-")
+                structure_legs = self.rfq.structure.legs
+                if number.isdigit() and int(number) < len(structure_legs):
+                    pricing.legs_typed(leg_field_side(structure_legs[int(number)].side, side))
+        if name in DRIVERS or name.startswith(("bid-", "ask-")):
+            self._show_figures()
+
+    def _leg_price(self, index: int, side: str) -> Decimal | None:
+        """A leg price as it stands in its field (None while blank or not a number)."""
+        return typed_price(self.query_one(f"#{side}-{index}", Input).value)
+
+    def _show_figures(self) -> None:
+        legs = len(self.rfq.rfq_legs) if self.rfq else 0
+        self.query_one(TicketPricing).show_figures(
+            [self.query_one(f"#bid-{i}", Input).value for i in range(legs)],
+            [self.query_one(f"#ask-{i}", Input).value for i in range(legs)],
+        )
+
+    def _reprice(self) -> None:
+        """The bound RFQ's fair value or its underlying's mark moved: the figures follow."""
+        if self.rfq is None or self._legs_for != self.rfq.rfq_id:
+            return
+        pricing, moved = self._pricing.get(self.rfq, self._marks(), self.clock())
+        if moved:
+            self.query_one(TicketPricing).reprice(pricing)
+            self._show_figures()
 
     @on(Button.Pressed, "#send")
     def _send_pressed(self) -> None:
