@@ -1,13 +1,21 @@
-"""The desk's picture of the venue: clearing paths, who must act, deposit hints."""
+"""The desk's picture of the venue: clearing paths, who must act, deposit hints, the
+aggregated positions and the history kept across restarts."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
+from pathlib import Path
 
-from tui.api.models import ClearingEvent, ClearingStatus, Quote
+import pytest
+
+from tests.desk.kit.records import RFQ_ID
+from tests.desk.kit.records import rfq as sent_rfq
+from tui.api.models import AggregatedPosition, ClearingEvent, ClearingStatus, Position, Quote
+from tui.desk.analytics.history import EntryKind, Outcome
 from tui.desk.book import DeskBook
 from tui.desk.clearing import NextStep, Role, clearing_steps, quote_is_open
+from tui.desk.messages import AggregatedPositionsUpdated, QuotesUpdated, RfqsUpdated, TradesUpdated
 from tui.desk.pool_facts import DepositHint
 
 NOW = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
@@ -123,3 +131,60 @@ def test_open_quotes_follow_the_venue_quote_status_when_given() -> None:
     assert not quote_is_open(quote(None), NOW + timedelta(minutes=1))
     assert not quote_is_open(quote(None, quote_status="canceled"), NOW)
     assert quote_is_open(quote(None, quote_status="open"), NOW)
+
+
+def _position(qty: str) -> AggregatedPosition:
+    return AggregatedPosition(
+        sum_delta=qty,
+        sum_gamma="0",
+        sum_theta="0",
+        sum_vega="0",
+        sum_rho="0",
+        upnl="12.5",
+        notional="98000",
+        position_info=Position(
+            company=ME,
+            instrument={"instrument_type": "perpetual_future", "underlying": "BTC"},
+            updated_at=NOW,
+            qty=qty,
+            avg_entry_price="97000",
+        ),
+    )
+
+
+def test_the_aggregated_positions_are_filed_from_their_snapshot() -> None:
+    book = DeskBook(me=ME)
+    book.apply(AggregatedPositionsUpdated(NOW, [_position("1.5")]))
+    assert [p.position_info.qty for p in book.aggregated] == [Decimal("1.5")]
+    book.apply(AggregatedPositionsUpdated(NOW, []))  # the position closed
+    assert book.aggregated == []
+
+
+def test_each_poll_of_rfqs_or_quotes_is_kept_in_the_history_file(tmp_path: Path) -> None:
+    path = tmp_path / "data" / "history.jsonl"
+    book = DeskBook(me=ME, history_path=path)
+    book.apply(TradesUpdated(NOW, []))
+    assert not path.exists()  # the history opens with the first poll of RFQs or quotes
+    book.apply(RfqsUpdated(NOW, "sent", [sent_rfq()]))
+    assert book.history.entry(f"{EntryKind.RFQ_SENT.value}:{RFQ_ID}") is not None
+    answer = quote(None).model_copy(update={"target_rfq_id": RFQ_ID})
+    book.apply(QuotesUpdated(NOW + timedelta(seconds=3), "received", [answer]))
+    received = book.history.entry(f"{EntryKind.QUOTE_RECEIVED.value}:{answer.parent_quote_id}")
+    assert received is not None and received.outcome is Outcome.OPEN
+    assert path.stat().st_mode & 0o777 == 0o600
+    # Read back by the next desk: the history outlives the process.
+    again = DeskBook(me=ME, history_path=path)
+    assert {e.key for e in again.history.entries()} == {e.key for e in book.history.entries()}
+    assert len(again.history.entries()) == 2
+
+
+def test_without_a_path_the_history_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    book = DeskBook(me=ME)
+    book.apply(RfqsUpdated(NOW, "sent", [sent_rfq()]))
+    assert len(book.history.entries()) == 1  # kept in memory
+    assert list(tmp_path.iterdir()) == []

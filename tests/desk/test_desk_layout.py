@@ -55,8 +55,7 @@ async def test_a_wide_terminal_shows_whole_names_and_v_shows_a_clipped_row(
         await build_world(sandbox)
         await open_desk(app, pilot)
         inbox = app.query_one(RfqInbox).table
-        structure = inbox.columns[next(k for k in inbox.columns if k.value == "structure")]
-        assert structure.width > 26
+        assert inbox.column_width("structure") > 26
         await pilot.press("3")
         await pilot.pause()
         blotter = app.query_one(Blotter).query_one(VirtualTable)
@@ -67,7 +66,7 @@ async def test_a_wide_terminal_shows_whole_names_and_v_shows_a_clipped_row(
         await open_desk(app, pilot)
         table = app.query_one(RfqInbox).table
         table.focus()
-        key = table.selected_key
+        key = table.cursor_id
         assert key is not None
         await pilot.press("v")
         await pilot.pause()

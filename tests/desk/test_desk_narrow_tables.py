@@ -19,19 +19,21 @@ from tui.desk.screens.record import RowScreen
 from tui.desk.widgets.blotter import Blotter
 from tui.desk.widgets.common.keyed_table import KeyedTable
 from tui.desk.widgets.common.virtual_table import VirtualTable
+from tui.desk.widgets.market_stats import MarketStatsPane
 from tui.desk.widgets.quote_board import QuoteBoard
 from tui.desk.widgets.quote_ticket import QuoteTicket
 from tui.desk.widgets.rfq_inbox import RfqInbox
 
 
-def shown_labels(table: KeyedTable) -> list[str]:
+def shown_labels(table: VirtualTable[Any]) -> list[str]:
     """The labels of the columns drawn within the table's width (no sideways scrolling)."""
     width = table.scrollable_content_region.width
     labels, right = [], 0
-    for column in table.ordered_columns:
-        right += column.get_render_width(table)
-        if right <= width:
-            labels.append(column.label.plain)
+    for column in table.columns:
+        drawn = table.column_width(column.key)
+        right += drawn + 2 if drawn else 0
+        if drawn and right <= width:
+            labels.append(column.label)
     return labels
 
 
@@ -78,6 +80,20 @@ async def test_the_blotter_and_board_fit_80_columns(sandbox: Any, tmp_path: Any)
         await pilot.pause()
         blotter = app.query_one(Blotter).query_one(VirtualTable)
         assert fits(blotter), (blotter.virtual_size.width, blotter.scrollable_content_region.width)
+
+
+async def test_the_market_keeps_mark_funding_and_the_1k_quotes_at_80_columns(
+    sandbox: Any, tmp_path: Any
+) -> None:
+    app = make_desk(sandbox, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_desk(app, pilot)
+        await pilot.press("4")
+        await pilot.pause()
+        market = app.query_one(MarketStatsPane).table
+        assert fits(market), (market.virtual_size.width, market.scrollable_content_region.width)
+        assert {"Ticker", "Mark", "Funding", "1k bid/ask", "Quoted"} <= set(shown_labels(market))
+        assert dict(market.row_fields("BTC"))["Every"] == "1h"  # left out, still a key away
 
 
 async def test_the_ticket_stays_on_screen_under_a_last_look_banner_at_80x24(

@@ -1,20 +1,32 @@
 """The blotter stays cheap at 10,000 trades (nothing redone for what did not change) and its
-search keeps only the matching legs."""
+search keeps only the matching legs; the market table marks bid and ask and ticks only while
+shown."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Any
 
 from textual.app import App, ComposeResult
 from textual.widgets import Input, Static
 
-from tests.desk.kit.venue import booked_trades as trades
+from tests.desk.kit.desk import make_desk
+from tests.desk.kit.scenes import open_desk
+from tests.desk.kit.venue import booked_trades
 from tui.api.models import Company
 from tui.desk.book import DeskBook
 from tui.desk.themes import DESK_VARIABLES
+from tui.desk.trade_legs import TradeLeg, TradeLegs
 from tui.desk.widgets.blotter import Blotter
 from tui.desk.widgets.common.record_index import Merged
 from tui.desk.widgets.common.virtual_table import VirtualTable
+from tui.desk.widgets.market_stats import MarketStatsPane
+
+
+def trades(count: int, start: int = 0) -> list[TradeLeg]:
+    """The desk tests' day of trades, as the book holds them (light legs)."""
+    return TradeLegs().legs(booked_trades(count, start))
 
 
 class BlotterApp(App[None]):
@@ -46,7 +58,7 @@ async def test_ten_thousand_trades_merge_in_place() -> None:
         # One new trade and one changed status: only those two are taken.
         assert table.move_cursor_to("t005000")
         changed = [*day, *trades(1, start=10_000)]
-        changed[5000] = changed[5000].model_copy(update={"status": "rejected_failed_risk_checks"})
+        changed[5000] = changed[5000].replaced(status="rejected_failed_risk_checks")
         assert blotter.show_trades(changed) == Merged(added=1, changed=1)
         await pilot.pause()
         assert table.row_count == 10_001 and table.row_ids()[:2] == ["t010000", "t009999"]
@@ -63,7 +75,7 @@ async def test_slash_searches_the_blotter_for_a_counterparty() -> None:
     }
     day = trades(30)
     for i in range(0, 30, 3):  # every third leg is with BRAVO
-        day[i] = day[i].model_copy(update={"counterparty": "c3"})
+        day[i] = day[i].replaced(counterparty="c3")
     app = BlotterApp(book)
     async with app.run_test(size=(140, 45)) as pilot:
         blotter = app.query_one(Blotter)
@@ -90,3 +102,37 @@ async def test_slash_searches_the_blotter_for_a_counterparty() -> None:
         assert not search.display and search.value == ""
         assert table.row_count == 30 and table.has_focus
         assert str(count.render()).startswith("30 trade legs")
+
+
+async def test_the_market_marks_bid_and_ask_and_ticks_only_while_shown(
+    sandbox: Any, tmp_path: Any
+) -> None:
+    """Bid and ask share a cell, told apart by a letter, not by colour alone; the quote ages
+    tick only while the Market tab is on screen."""
+    app = make_desk(sandbox, tmp_path)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await open_desk(app, pilot)
+        await pilot.press("4")
+        await pilot.pause()
+        pane = app.query_one(MarketStatsPane)
+        table = pane.table
+        btc = dict(table.row_fields("BTC"))["1k bid/ask"]
+        bid, ask = btc.split("\n")
+        assert bid.startswith("b ") and ask.startswith("a ")
+        assert Decimal(bid[2:].replace(",", "")) < Decimal(ask[2:].replace(",", ""))
+
+        ticks: list[None] = []  # the 1 s timer ticks too: counted around each tick only
+        table.refresh_live = lambda: ticks.append(None)  # type: ignore[method-assign]
+        before = len(ticks)
+        pane.tick()
+        assert len(ticks) == before + 1
+        await pilot.press("1")
+        await pilot.pause()
+        before = len(ticks)
+        pane.tick()
+        assert len(ticks) == before  # hidden: nothing looked at
+        await pilot.press("4")
+        await pilot.pause()
+        before = len(ticks)
+        pane.tick()
+        assert len(ticks) == before + 1

@@ -360,8 +360,54 @@ def test_cells_are_painted_as_a_datatable_paints_them() -> None:
                 assert _chars(painted) == _chars(expected), (cell, width, post)
 
 
-def _chars(segments: list[Segment]) -> list[tuple[str, Style | None]]:
-    return [(char, segment.style) for segment in segments for char in segment.text]
+def test_a_line_joins_neighbouring_text_of_one_style() -> None:
+    """Plain cells side by side are one segment, a coloured cell two more (fewer segments,
+    less work downstream); no segment but the first starts with blanks (SVG viewers may drop
+    them); the line reads exactly as its cells painted one by one."""
+    console = Console(width=100)
+    painter = CellPainter(console, console.options)
+    row = Style(bgcolor="#203040", color="white")
+    cells: list[str | Text] = [
+        "12:00:01",
+        "t0001",
+        Text("BUY", style="green"),
+        "BTC-PERP",
+        Text("0.1", justify="right"),
+        Text("booked", style="blue"),
+    ]
+    widths, justify = [8, 8, 4, 12, 6, 8], ["default"] * 6
+    for post in (None, Style.from_color(Style(color="yellow").color)):
+        line = painter.line(cells, widths, justify, row, post, trail=3)
+        # The first blank, a plain run, BUY, a plain run, "booked" (the blanks after it end it).
+        assert [segment.text.strip() for segment in line] == [
+            "",
+            "12:00:01  t0001",
+            "BUY",
+            "BTC-PERP         0.1",
+            "booked",
+        ]
+        assert not any(segment.text.startswith(" ") for segment in line[1:])
+        one_by_one = [
+            segment
+            for cell, width in zip(cells, widths, strict=True)
+            for segment in painter.cell(cell, width, "default", row, post)
+        ]
+        assert _chars(line) == _chars([*one_by_one, Segment("   ", row)])
+        assert painter.line(cells, widths, justify, row, post, trail=3) == line  # kept cells
+
+
+def _chars(segments: list[Segment]) -> list[tuple[str, object]]:
+    """Each character with its style; a blank with what it shows of it (its background)."""
+    return [
+        (char, segment.style if char != " " else _blank(segment.style))
+        for segment in segments
+        for char in segment.text
+    ]
+
+
+def _blank(style: Style | None) -> object:
+    style = style or Style()
+    return style.bgcolor, style.reverse and style.color, style.underline, style.strike
 
 
 def test_the_index_keeps_order_through_random_merges() -> None:
@@ -404,3 +450,91 @@ def test_the_index_keeps_order_through_random_merges() -> None:
             )
             assert index.ids() == [fill.id for fill in expected]
             assert all(index.row_of(fill.id) == row for row, fill in enumerate(expected))
+
+
+class TwoLineApp(App[None]):
+    """Fills two lines high (bid over ask), with a live column reading a clock by hand."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tick = 0
+        self.read: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        def age(fill: Fill) -> int:
+            self.read.append(fill.id)
+            return self.tick
+
+        columns: list[TableColumn[Fill]] = [
+            TableColumn("id", "Fill", 6, attrgetter("id")),
+            TableColumn("two", "Bid/ask", 9, attrgetter("price"), cell=lambda p: f"{p}\n{p + 1}"),
+            TableColumn("age", "Age", 4, age, numeric=True, live=True),
+        ]
+        yield VirtualTable(columns, key=attrgetter("id"), row_height=2, id="two")
+
+
+async def test_a_record_two_lines_high_shows_each_line_of_its_cells() -> None:
+    app = TwoLineApp()
+    async with app.run_test(size=(60, 24)) as pilot:
+        table: VirtualTable[Fill] = app.query_one("#two", VirtualTable)
+        table.merge(fills(40))
+        table.focus()
+        await pilot.pause()
+        lines = [strip.text for strip in table.render_lines(table.region.reset_offset)]
+        assert lines[1].split() == ["f00000", "100", "0"] and lines[2].split() == ["101"]
+        assert lines[3].split()[:2] == ["f00001", "101"]
+        await pilot.press("end")
+        await pilot.pause()
+        assert table.cursor_id == "f00039"
+        assert table.scroll_y == 40 * 2 + 1 - table.size.height  # its two lines on screen
+
+
+async def test_a_tick_reads_and_repaints_only_the_live_cells_on_screen() -> None:
+    app = TwoLineApp()
+    async with app.run_test(size=(60, 24)) as pilot:
+        table: VirtualTable[Fill] = app.query_one("#two", VirtualTable)
+        table.merge(fills(1000))
+        await pilot.pause()
+        on_screen = (table.size.height - 1) // 2 + 1
+        app.read.clear()
+        table.refresh_live()
+        assert len(set(app.read)) <= on_screen  # nothing moved: looked at, not redrawn
+        assert str(table.cell_value("f00000", "age")) == "0"
+        app.tick = 7
+        app.read.clear()
+        table.refresh_live()
+        await pilot.pause()
+        assert set(app.read) <= {f"f{i:05d}" for i in range(on_screen)}
+        assert str(table.cell_value("f00000", "age")) == "7"
+        assert str(table.cell_value("f00999", "age")) == "7"  # off screen: read when asked
+
+
+class NotesApp(App[None]):
+    """A table whose last column takes the width the others leave."""
+
+    def compose(self) -> ComposeResult:
+        yield VirtualTable(
+            [
+                TableColumn("id", "Fill", 6, attrgetter("id")),
+                TableColumn("note", "Note", 10, attrgetter("note"), flex=True, least=5),
+            ],
+            key=attrgetter("id"),
+        )
+
+
+async def test_rows_that_fill_the_view_leave_no_sideways_scrolling() -> None:
+    """The vertical scrollbar the rows bring takes its width from the flex column: no
+    horizontal scrollbar (a line lost, every line cropped) for a table that fitted."""
+    app = NotesApp()
+    async with app.run_test(size=(40, 12)) as pilot:
+        table = app.query_one(VirtualTable)
+        await pilot.pause()
+        assert not table.show_vertical_scrollbar
+        table.merge(fills(100))
+        await pilot.pause()
+        assert table.show_vertical_scrollbar and not table.show_horizontal_scrollbar
+        assert table.virtual_size.width <= table.scrollable_content_region.width
+        table.merge(fills(2))  # back to a few rows: the scrollbar goes, the column grows
+        await pilot.pause()
+        assert not table.show_vertical_scrollbar
+        assert table.column_width("note") == table.scrollable_content_region.width - 6 - 4 - 1

@@ -2,51 +2,32 @@
 
 The feed's snapshots and the actions' outcomes are filed here through one path
 (`DeskBook.apply`); panes read from here. The answer to my own action (an accept, a last look,
-a quote sent or pulled, an RFQ cancelled, the kill switch) is filed at once, so every pane
-that shows the record moves on without waiting for the next poll, which then confirms it.
-Nothing in this module touches the network or a widget: it is plain data and the joins a
-trader needs (company names, the pool of a quote, which trades wait for *me*, what a permit
-must allow).
+a quote sent or pulled, an RFQ cancelled, the kill switch) is filed at once
+(`tui.desk.filing`), so every pane that shows the record moves on without waiting for the next
+poll, which then confirms it. Each poll of RFQs or quotes also brings the desk's history up to
+date (`tui.desk.analytics.store.HistoryLog`, kept in a file across restarts when the book is
+given one). Nothing in this module touches the network or a widget: it is plain data and the
+joins a trader needs (company names, the pool of a quote, which trades wait for *me*, what a
+permit must allow).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from tui.api.lifecycle import (
-    QuoteState,
-    clearing_is_booked,
-    clearing_is_final,
-    clearing_is_rejected,
-)
-from tui.api.models import (
-    RFQ,
-    ClearingEvent,
-    ClearingStatus,
-    Company,
-    MakerLastLookResponse,
-    MarketStats,
-    PortfolioSummary,
-    Position,
-    Quote,
-    QuoteAcceptResponse,
-    RFQStatus,
-    SettlementPool,
-    SupportedAssetDetails,
-    Trade,
-    Transfer,
-)
+from tui.api.lifecycle import clearing_is_final
+from tui.desk.analytics.mark_history import MarketHistory
 from tui.desk.answers import PROGRESS, Answers
 from tui.desk.clearing import NextStep, Role, TrackedTrade, quote_is_open, track
+from tui.desk.filing import close_booked_rfqs, file_outcome
 from tui.desk.messages import (
-    ActionKind,
     ActionOutcome,
+    AggregatedPositionsUpdated,
     AssetsUpdated,
     ClockSynced,
     CompaniesUpdated,
-    DepositApproved,
     KillReport,
     PoolsUpdated,
     PositionsUpdated,
@@ -59,6 +40,25 @@ from tui.desk.messages import (
     TransfersUpdated,
 )
 from tui.desk.pool_facts import DepositHint, extra_decimal
+from tui.desk.trade_legs import TradeLeg, TradeLegs
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tui.api.models import (
+        RFQ,
+        AggregatedPosition,
+        Company,
+        MarketStats,
+        PortfolioSummary,
+        Position,
+        Quote,
+        SettlementPool,
+        SupportedAssetDetails,
+        Trade,
+        Transfer,
+    )
+    from tui.desk.analytics.store import HistoryLog
 
 BookChange = Snapshot | ActionOutcome
 """Everything the book files: the feed's snapshots and the outcomes of the user's actions."""
@@ -77,9 +77,12 @@ class DeskBook:
     quotes_sent: dict[str, Quote] = field(default_factory=dict)
     quotes_received: dict[str, Quote] = field(default_factory=dict)
     pools: dict[str, SettlementPool] = field(default_factory=dict)
-    trades: list[Trade] = field(default_factory=list)
+    trade_legs: list[TradeLeg] = field(default_factory=list)
+    """Every trade leg of the company, light (`tui.desk.trade_legs`): a day may hold 100,000."""
     transfers: list[Transfer] = field(default_factory=list)
     positions: list[Position] = field(default_factory=list)
+    aggregated: list[AggregatedPosition] = field(default_factory=list)
+    """The venue's net positions per instrument (the aggregated-positions read)."""
     summary: PortfolioSummary | None = None
     stats: MarketStats | None = None
     assets: dict[str, list[SupportedAssetDetails]] = field(default_factory=dict)
@@ -88,6 +91,14 @@ class DeskBook:
     """RFQs the venue took (the answer to a send) that no poll of sent RFQs has listed yet."""
     answers: Answers = field(default_factory=Answers)
     """Records my actions' answers changed, until a poll confirms them."""
+    market_history: MarketHistory = field(default_factory=MarketHistory)
+    """Each listing's marks, funding and quote refreshes over the session (the Market tab's
+    sparklines, a listing's detail)."""
+    history_path: Path | None = None
+    """The file the history is kept in across restarts (JSON lines); None: kept in memory
+    only, nothing written."""
+    _legs: TradeLegs = field(default_factory=TradeLegs, repr=False)
+    _history: HistoryLog | None = field(default=None, init=False, repr=False)
 
     # -- the one way in ---------------------------------------------------------------------
 
@@ -100,7 +111,8 @@ class DeskBook:
         since a poll started before the send would not. The answer to an accept or a last look
         says what the permit must allow; it is kept as the trade's deposit hint. A poll that
         was already on its way when an answer was filed does not show the old state again
-        (`tui.desk.answers`): the book keeps the newer of the two, record by record.
+        (`tui.desk.answers`): the book keeps the newer of the two, record by record. A poll of
+        RFQs or quotes brings the history up to date.
         """
         if isinstance(change, RfqsUpdated):
             listed = {r.rfq_id: r for r in change.rfqs}
@@ -112,24 +124,29 @@ class DeskBook:
                     del self.filed_rfqs[rfq_id]
                 self.answers.overlay("rfqs_sent", listed, change.at)
                 _refill(self.rfqs_sent, {**listed, **self.filed_rfqs})
+            self._update_history(change.at)
         elif isinstance(change, QuotesUpdated):
             name = "quotes_sent" if change.direction == "sent" else "quotes_received"
             quotes = {q.parent_quote_id: q for q in change.quotes}
             self.answers.overlay(name, quotes, change.at)
             _refill(getattr(self, name), quotes)
-            self._close_booked_rfqs(change.at)
+            close_booked_rfqs(self, change.at)
+            self._update_history(change.at)
         elif isinstance(change, TradesUpdated):
-            self.trades = change.trades
+            self.trade_legs = self._legs.legs(change.trades)
         elif isinstance(change, TransfersUpdated):
             self.transfers = change.transfers
         elif isinstance(change, PositionsUpdated):
             self.positions = change.positions
+        elif isinstance(change, AggregatedPositionsUpdated):
+            self.aggregated = change.positions
         elif isinstance(change, PoolsUpdated):
             self.pools = {p.pool_id: p for p in change.pools}
         elif isinstance(change, SummaryUpdated):
             self.summary = change.summary
         elif isinstance(change, StatsUpdated):
             self.stats = change.stats
+            self.market_history.note(change.stats, change.at)
         elif isinstance(change, CompaniesUpdated):
             self.companies = {c.id: c for c in change.companies}
         elif isinstance(change, AssetsUpdated):
@@ -142,162 +159,40 @@ class DeskBook:
         ):
             # A kill switch that failed in part still cancelled what it reports.
             before = {name: dict(getattr(self, name)) for name in PROGRESS}
-            self._file_outcome(change)
-            self._close_booked_rfqs(None)
+            file_outcome(self, change)
+            close_booked_rfqs(self, None)
             after = {name: getattr(self, name) for name in PROGRESS}
             self.answers.remember(before, after, change.at)
 
-    def _file_outcome(self, outcome: ActionOutcome) -> None:
-        """What the venue answered to my own action, filed at once (the next poll confirms)."""
-        record = outcome.record
-        quote_id = outcome.ids.quote_id
-        rfq_id = outcome.ids.rfq_id
-        kind = outcome.kind
-        if isinstance(record, RFQ):
-            self.filed_rfqs[record.rfq_id] = record
-            self.rfqs_sent[record.rfq_id] = record
-        elif isinstance(record, QuoteAcceptResponse) and quote_id is not None:
-            pending = record.pending_settlement_pool
-            self.deposit_hints[quote_id] = DepositHint(
-                amount=record.pending_deposits_sum_qty,
-                pool_address=pending.address if pending else None,
-            )
-            self._move_on(self.quotes_received, quote_id, str(record.new_clearing_status), outcome)
-            self._rfq_moves_on(self.rfqs_sent, rfq_id, str(record.new_clearing_status))
-        elif isinstance(record, MakerLastLookResponse) and quote_id is not None:
-            self.deposit_hints[quote_id] = DepositHint(
-                amount=record.pending_deposits_sum_qty,
-                pool_address=record.settlement_pool_address,
-            )
-            self._move_on(self.quotes_sent, quote_id, str(record.new_clearing_status), outcome)
-            self._rfq_moves_on(self.rfqs_received, rfq_id, str(record.new_clearing_status))
-        elif isinstance(record, DepositApproved):
-            self._deposit_approved(record, outcome)
-        elif isinstance(record, Quote):
-            self.quotes_sent[record.parent_quote_id] = record
-            if quote_id is not None:  # the quote it replaced
-                self._quote_state(self.quotes_sent, quote_id, QuoteState.REPLACED)
-        elif isinstance(record, KillReport):
-            if record.quotes_cancelled:
-                for quote in list(self.quotes_sent.values()):
-                    if _state(quote) in (None, QuoteState.OPEN) and quote.clearing_status is None:
-                        self._quote_state(self.quotes_sent, quote.parent_quote_id, "canceled")
-            for cancelled in record.rfqs_cancelled:
-                self._rfq_status(cancelled, RFQStatus.CANCELED)
-        elif kind is ActionKind.CANCEL_QUOTE and quote_id is not None:
-            self._quote_state(self.quotes_sent, quote_id, QuoteState.CANCELED)
-        elif kind is ActionKind.CANCEL_RFQ and rfq_id is not None:
-            self._rfq_status(rfq_id, RFQStatus.CANCELED)
+    # -- history ----------------------------------------------------------------------------
 
-    def _move_on(
-        self, store: dict[str, Quote], quote_id: str, status: str, outcome: ActionOutcome
-    ) -> None:
-        """A quote's trade reached ``status`` (the answer to an accept or a last look)."""
-        quote = store.get(quote_id)
-        if quote is None:
-            return
-        when = outcome.at or (
-            quote.clearing_events[-1].created_at if quote.clearing_events else None
-        )
-        events = list(quote.clearing_events)
-        if when is not None:
-            events.append(
-                ClearingEvent(
-                    rfq_id=quote.target_rfq_id,
-                    parent_quote_id=quote_id,
-                    status=status,
-                    created_at=when,
-                    taker_side=outcome.side
-                    or next((e.taker_side for e in events if e.taker_side), None),
-                )
-            )
-        state = QuoteState.FAILED if clearing_is_rejected(status) else QuoteState.ACCEPTED
-        if clearing_is_booked(status):
-            state = QuoteState.FILLED
-        store[quote_id] = quote.model_copy(
-            update={"clearing_status": status, "clearing_events": events, "quote_status": state}
+    @property
+    def history(self) -> HistoryLog:
+        """Every RFQ sent and received and every quote made or received, with its outcome,
+        kept across restarts in `history_path` (opened at first use: the first frame does not
+        wait for the file or the analytics)."""
+        if self._history is None:
+            from tui.desk.analytics.store import HistoryLog
+
+            self._history = HistoryLog(self.history_path)
+        return self._history
+
+    def _update_history(self, now: datetime) -> None:
+        self.history.update(
+            rfqs_sent=self.rfqs_sent,
+            rfqs_received=self.rfqs_received,
+            quotes_sent=self.quotes_sent.values(),
+            quotes_received=self.quotes_received.values(),
+            me=self.me,
+            now=now,
         )
 
-    def _deposit_approved(self, approval: DepositApproved, outcome: ActionOutcome) -> None:
-        """My permit for a trade's deposit was taken: when it allows what the venue asked, the
-        trade moves on as contract.md says (the taker's to the last look, the maker's to the
-        atomic deposit); a smaller permit leaves the trade waiting."""
-        for store, waiting, then in (
-            (
-                self.quotes_received,
-                ClearingStatus.PENDING_TAKER_DEPOSIT_APPROVAL,
-                ClearingStatus.PENDING_MAKER_LAST_LOOK,
-            ),
-            (
-                self.quotes_sent,
-                ClearingStatus.PENDING_MAKER_DEPOSIT_APPROVAL,
-                ClearingStatus.PENDING_ATOMIC_DEPOSIT,
-            ),
-        ):
-            quote = store.get(approval.quote_id)
-            if quote is None or quote.clearing_status != waiting:
-                continue
-            role = Role.TAKER if store is self.quotes_received else Role.MAKER
-            needed = self.deposit_hint(track(quote, role, self.rfq(quote.target_rfq_id))).amount
-            if needed is None or approval.amount >= needed:
-                self._move_on(store, approval.quote_id, then.value, outcome)
-                self._rfq_moves_on(
-                    self.rfqs_sent if role is Role.TAKER else self.rfqs_received,
-                    quote.target_rfq_id,
-                    then.value,
-                )
-
-    def _close_booked_rfqs(self, at: datetime | None) -> None:
-        """A quote booked means its RFQ closed: show it closed now, not at the RFQ poll.
-
-        The venue closes the RFQ in the same step that books the trade, so the quotes poll (or
-        an action's answer) is as good a word on it as the RFQ poll. The closing is kept like
-        an answer (`tui.desk.answers`): an RFQ poll that started before the booking does not
-        show the RFQ open again; the next one confirms it.
-        """
-        for quotes, rfqs in (
-            (self.quotes_received, self.rfqs_sent),
-            (self.quotes_sent, self.rfqs_received),
-        ):
-            before: dict[str, RFQ] = {}
-            for quote in quotes.values():
-                if not clearing_is_booked(quote.clearing_status):
-                    continue
-                rfq = rfqs.get(quote.target_rfq_id)
-                if rfq is None or (
-                    rfq.rfq_status == RFQStatus.CLOSED and clearing_is_booked(rfq.clearing_status)
-                ):
-                    continue
-                before[rfq.rfq_id] = rfq
-                rfqs[rfq.rfq_id] = rfq.model_copy(
-                    update={
-                        "rfq_status": RFQStatus.CLOSED,
-                        "clearing_status": quote.clearing_status,
-                    }
-                )
-                if rfqs is self.rfqs_sent:
-                    self.filed_rfqs.pop(rfq.rfq_id, None)
-            if before and at is not None:
-                name = "rfqs_sent" if rfqs is self.rfqs_sent else "rfqs_received"
-                after = {rfq_id: rfqs[rfq_id] for rfq_id in before}
-                self.answers.remember({name: before}, {name: after}, at)
-
-    def _rfq_moves_on(self, store: dict[str, RFQ], rfq_id: str | None, status: str) -> None:
-        rfq = store.get(rfq_id) if rfq_id else None
-        if rfq is not None and rfq_id is not None:
-            store[rfq_id] = rfq.model_copy(update={"clearing_status": status})
-
-    def _rfq_status(self, rfq_id: str, status: RFQStatus) -> None:
-        rfq = self.rfqs_sent.get(rfq_id)
-        if rfq is not None:
-            self.rfqs_sent[rfq_id] = rfq.model_copy(update={"rfq_status": status})
-            self.filed_rfqs.pop(rfq_id, None)
-
-    @staticmethod
-    def _quote_state(store: dict[str, Quote], quote_id: str, state: str) -> None:
-        quote = store.get(quote_id)
-        if quote is not None:
-            store[quote_id] = quote.model_copy(update={"quote_status": state})
+    @property
+    def trades(self) -> list[Trade]:
+        """Every trade leg as a `Trade` model, made on demand (an export; panes read the
+        light `trade_legs`)."""
+        company = self.me or ""
+        return [leg.as_trade(company) for leg in self.trade_legs]
 
     # -- names ------------------------------------------------------------------------------
 
@@ -427,9 +322,3 @@ def _refill(store: dict[str, Record], records: dict[str, Record]) -> None:
     """Replace a store's records in place (panes hold the store itself)."""
     store.clear()
     store.update(records)
-
-
-def _state(quote: Quote) -> str | None:
-    """The venue's ``quote_status`` of a quote, when it says."""
-    state = (quote.model_extra or {}).get("quote_status")
-    return state if isinstance(state, str) else None

@@ -12,9 +12,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 from enum import StrEnum
+from typing import TYPE_CHECKING, Protocol
 
 from tui.api.lifecycle import clearing_is_rejected
-from tui.api.models import RFQ, ClearingStatus, Quote, Trade, TradeSide
+from tui.api.models import ClearingStatus, TradeSide
+
+if TYPE_CHECKING:
+    from tui.api.models import RFQ, Quote
 
 
 class Role(StrEnum):
@@ -80,7 +84,22 @@ class LegFill:
     price: Decimal
 
 
-def gross_notional(legs: Iterable[LegFill | Trade]) -> Decimal:
+class Priced(Protocol):
+    """Anything with a leg's quantity and price: a `LegFill`, a `Trade`, a blotter's
+    `TradeLeg`."""
+
+    @property
+    def qty(self) -> Decimal:
+        """How much of the leg trades."""
+        ...
+
+    @property
+    def price(self) -> Decimal:
+        """The leg's price."""
+        ...
+
+
+def gross_notional(legs: Iterable[Priced]) -> Decimal:
     """The notional of a trade: the sum over its legs of ``|leg qty x leg price|``.
 
     Notional is gross, never negative, and counts every leg: a calendar spread bought at a

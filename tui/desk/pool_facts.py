@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from typing import TYPE_CHECKING
 
-from tui.api.models import PartyMargin, SettlementPool
+if TYPE_CHECKING:
+    from tui.api.models import PartyMargin, SettlementPool
+
 
 __all__ = ["DepositHint", "extra_decimal", "party_margin"]
 

@@ -18,9 +18,9 @@ from textual.containers import Vertical
 from textual.widgets import Input, Static
 
 from tui.api.lifecycle import clearing_is_booked, clearing_is_rejected
-from tui.api.models import Trade, instrument_label
 from tui.desk.book import DeskBook
 from tui.desk.clearing import gross_notional
+from tui.desk.trade_legs import TradeLeg
 from tui.desk.widgets.common import fmt
 from tui.desk.widgets.common.columns import Cell, TableColumn
 from tui.desk.widgets.common.palette import toned
@@ -28,7 +28,7 @@ from tui.desk.widgets.common.record_index import Merged
 from tui.desk.widgets.common.virtual_table import VirtualTable
 
 
-def blotter_columns(app: App[Any], book: DeskBook) -> list[TableColumn[Trade]]:
+def blotter_columns(app: App[Any], book: DeskBook) -> list[TableColumn[TradeLeg]]:
     """The blotter's columns; at 80 columns ids, pool, role and notional are left out first.
 
     Names are read from the book when a line is drawn, so a name that arrives later shows
@@ -55,7 +55,7 @@ def blotter_columns(app: App[Any], book: DeskBook) -> list[TableColumn[Trade]]:
             "instrument",
             "Instrument",
             21,
-            lambda t: instrument_label(t.instrument),
+            attrgetter("label"),
             flex=True,
             least=14,
             repeats=True,
@@ -97,8 +97,8 @@ class Blotter(Vertical):
     BORDER_TITLE = "Trades"
 
     BINDINGS = [
-        Binding("escape", "back", "Back to Trade"),
-        Binding("slash", "open_search", "Search", show=False),
+        Binding("escape", "back", "Back to Trade", id="blotter.back"),
+        Binding("slash", "open_search", "Search", show=False, id="blotter.search"),
     ]
 
     def __init__(self, book: DeskBook, *, id: str | None = None) -> None:
@@ -121,12 +121,12 @@ class Blotter(Vertical):
         )
 
     @property
-    def table(self) -> VirtualTable[Trade]:
+    def table(self) -> VirtualTable[TradeLeg]:
         """The trades table."""
-        table: VirtualTable[Trade] = self.query_one("#blotter-table", VirtualTable)
+        table: VirtualTable[TradeLeg] = self.query_one("#blotter-table", VirtualTable)
         return table
 
-    def show_trades(self, trades: list[Trade]) -> Merged:
+    def show_trades(self, trades: list[TradeLeg]) -> Merged:
         """Merge a snapshot of trades (add new legs, take those whose status moved on, drop
         the gone); says how many legs were added, changed and dropped."""
         merged = self.table.merge(trades)

@@ -34,7 +34,9 @@ class TableColumn(Generic[R]):
     value). ``numeric`` aligns right; ``flex`` grows with the table (down to ``least`` when it
     is narrow); ``repeats`` says the column holds few distinct (hashable) values, a status, a
     side: each is formatted once. ``drop`` says how readily a narrow table leaves the column
-    out: 0 never, the highest first (``v`` still shows it).
+    out: 0 never, the highest first (``v`` still shows it). ``live`` says the value moves with
+    the clock (a countdown, an age) rather than with the record: it is read again whenever its
+    line is drawn, and `VirtualTable.refresh_live` repaints the lines on screen where it moved.
     """
 
     key: str
@@ -49,6 +51,7 @@ class TableColumn(Generic[R]):
     repeats: bool = False
     drop: int = 0
     least: int | None = None
+    live: bool = False
 
     @property
     def narrowest(self) -> int:

@@ -18,14 +18,12 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 from decimal import ROUND_HALF_EVEN, Decimal
+from typing import TYPE_CHECKING
 
-from tui.api.models import (
-    ClearingStatus,
-    Leg,
-    RFQLeg,
-    Structure,
-    instrument_label,
-)
+from tui.api.models import ClearingStatus
+
+if TYPE_CHECKING:
+    from tui.api.models import Leg, RFQLeg, Structure
 
 DASH = "-"
 
@@ -164,6 +162,8 @@ def duration_s(seconds: int) -> str:
 
 def leg_text(leg: Leg | RFQLeg, *, ratio: bool = True) -> str:
     """``B BTC-PERP x2`` for a structure leg, ``B BTC-PERP 10`` for an RFQ leg."""
+    from tui.api.models import RFQLeg, instrument_label  # a leg to show: the models are loaded
+
     side = str(leg.side)[:1].upper()
     label = instrument_label(leg.instrument)
     if isinstance(leg, RFQLeg):

@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
-from pydantic import ValidationError
 from textual.dom import DOMNode
 from textual.widgets import Static
 
-from tui.api.errors import ApiError
 from tui.desk.roles.refusals import refusal_words
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
+    from tui.api.errors import ApiError
 
 FORM = "form"
 """The pseudo-field for errors that belong to no single field."""

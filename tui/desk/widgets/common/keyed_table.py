@@ -74,9 +74,9 @@ class KeyedTable(DataTable[Cell]):
     """A DataTable of records keyed by id, merged from snapshots (see module docs)."""
 
     BINDINGS = [
-        Binding("home", "scroll_top", "Top", show=False),
-        Binding("end", "scroll_bottom", "Bottom", show=False),
-        Binding("v", "view_row", "View row", show=False),
+        Binding("home", "scroll_top", "Top", show=False, id="table.top"),
+        Binding("end", "scroll_bottom", "Bottom", show=False, id="table.bottom"),
+        Binding("v", "view_row", "View row", show=False, id="table.view"),
     ]
 
     @dataclass

@@ -107,6 +107,10 @@ class RecordIndex(Generic[R]):
         slot = self._slot_of.get(record_id)
         return None if slot is None else self._records[slot]
 
+    def slot_of(self, record_id: str) -> int | None:
+        """The slot holding this record (None when there is none)."""
+        return self._slot_of.get(record_id)
+
     def slot_at(self, row: int) -> int:
         """The slot shown on display row ``row``."""
         return self._view[~row] if self.descending else self._view[row]

@@ -3,8 +3,11 @@
 A record's cells are formatted when its line is drawn, then kept (a few screens' worth) under
 the record's stamp, so a cursor move or a scroll back formats nothing, and a record that
 changed formats again only the cells whose value changed (a trade booked: its status). A
-``repeats`` column (a status, a side) formats each distinct value once. The row's styles under
-each column are combined once per row style, not per cell.
+``live`` column (a countdown) is read again at each drawing and formatted again only when its
+value moved. A ``repeats`` column (a status, a side) formats each distinct value once. The
+cells become segments in `tui.desk.widgets.common.painting` (neighbouring text of one style
+in one segment). A record may take several lines (a bid over an ask): line ``part`` of the
+row shows line ``part`` of each cell.
 """
 
 from __future__ import annotations
@@ -38,25 +41,24 @@ class RowPainter(Generic[R]):
             {} if column.repeats else None for column in self.columns
         ]
         self._rows: dict[int, tuple[int, tuple[Any, ...], tuple[Cell, ...]]] = {}
-        self._under: dict[Style, tuple[Style, ...]] = {}
         self._painter: CellPainter | None = None
         self._show(tuple(range(len(self.columns))), tuple(c.width for c in self.columns))
 
     def _show(self, shown: tuple[int, ...], widths: tuple[int, ...]) -> None:
         """Paint the columns ``shown`` (positions), at ``widths``."""
-        self.shown, self.widths = shown, widths
+        self.shown = shown
+        self._size(widths)
         self._shown_columns = tuple(self.columns[i] for i in shown)
         self._shown_memos = tuple(self._memos[i] for i in shown)
+        self._live = tuple(n for n, column in enumerate(self._shown_columns) if column.live)
         self._justify = tuple(column.justify for column in self._shown_columns)
-        # A meta per column keeps each cell its own segment, as in a DataTable.
-        self._meta = tuple(Style.from_meta({"column": i}) for i in range(len(shown)))
-        self._under.clear()
         self._rows.clear()
 
-    @property
-    def table_width(self) -> int:
-        """Cells the columns take, padding included."""
-        return sum(self.widths) + 2 * CELL_PADDING * len(self.widths)
+    def _size(self, widths: tuple[int, ...]) -> None:
+        """Give the columns shown these text widths; ``table_width`` is then the cells they
+        take, padding included (kept, not summed for every line drawn)."""
+        self.widths = widths
+        self.table_width = sum(widths) + 2 * CELL_PADDING * len(widths)
 
     @property
     def labels(self) -> list[str]:
@@ -70,7 +72,7 @@ class RowPainter(Generic[R]):
         if (shown, widths) == (self.shown, self.widths):
             return False
         if shown == self.shown:
-            self.widths = widths  # the cells formatted stay good, only their width moved
+            self._size(widths)  # the cells formatted stay good, only their width moved
         else:
             self._show(shown, widths)
         return True
@@ -80,18 +82,50 @@ class RowPainter(Generic[R]):
         values = tuple(column.value(record) for column in self.columns)
         return self._format(self.columns, self._memos, values, None)
 
+    def all_cells(self, slot: int, stamp: int, record: R) -> tuple[Cell, ...]:
+        """Every cell of a record, the shown ones as drawn (`cached`), the rest formatted."""
+        shown = dict(zip(self.shown, self.cached(slot, stamp, record), strict=True))
+        every = self.cells(record) if len(shown) < len(self.columns) else ()
+        return tuple(shown[i] if i in shown else every[i] for i in range(len(self.columns)))
+
     def cached(self, slot: int, stamp: int, record: R) -> tuple[Cell, ...]:
         """The cells of the record in ``slot``: kept while its stamp holds, and after a change
         formatted again only where a value moved."""
         kept = self._rows.get(slot)
         if kept is not None and kept[0] == stamp:
-            return kept[2]
-        values = tuple(column.value(record) for column in self._shown_columns)
+            if not self._live:
+                return kept[2]
+            values = self._live_values(kept[1], record)
+            if values is None:
+                return kept[2]
+        else:
+            values = tuple(column.value(record) for column in self._shown_columns)
         cells = self._format(self._shown_columns, self._shown_memos, values, kept)
         if kept is None and len(self._rows) >= ROW_CACHE:
             del self._rows[next(iter(self._rows))]
         self._rows[slot] = (stamp, values, cells)
         return cells
+
+    def live_moved(self, slot: int, stamp: int, record: R) -> bool:
+        """Whether the line of the record in ``slot`` would now draw a live cell otherwise
+        than it did (a countdown ticked over)."""
+        if not self._live:
+            return False
+        kept = self._rows.get(slot)
+        if kept is None or kept[0] != stamp:
+            return True
+        return self._live_values(kept[1], record) is not None
+
+    def _live_values(self, values: tuple[Any, ...], record: R) -> tuple[Any, ...] | None:
+        """``values`` with the live columns read again; None when none of them moved."""
+        moved: list[Any] | None = None
+        for n in self._live:
+            value = self._shown_columns[n].value(record)
+            if not _same(values[n], value):
+                if moved is None:
+                    moved = list(values)
+                moved[n] = value
+        return None if moved is None else tuple(moved)
 
     def _format(
         self,
@@ -123,18 +157,17 @@ class RowPainter(Generic[R]):
         row_style: Style,
         post: Style | None,
         width: int,
+        part: int | None = None,
     ) -> list[Segment]:
-        """One line: the cells at their widths, then the row's colour to ``width``."""
-        under = self._under.get(row_style)
-        if under is None:
-            under = self._under[row_style] = tuple(row_style + meta for meta in self._meta)
+        """One line: the cells at their widths, then the row's colour to ``width``; with
+        ``part``, that line of each cell (a row several lines high)."""
+        if part is not None:
+            cells = [line_of(cell, part) for cell in cells]
         painter = self._painter
         if painter is None:
             painter = self._painter = CellPainter(app.console, app.console_options)
-        segments = painter.line(cells, self.widths, self._justify, under, post)
-        # Always there, even zero cells wide, as in a DataTable (a screenshot shows the same).
-        segments.append(painter.blank(max(0, width - self.table_width), row_style))
-        return segments
+        trail = max(0, width - self.table_width)
+        return painter.line(cells, self.widths, self._justify, row_style, post, trail)
 
     def forget(self) -> None:
         """Format every row again when next drawn (theme switched, a looked-up name came)."""
@@ -144,8 +177,8 @@ class RowPainter(Generic[R]):
                 memo.clear()
 
     def restyle(self) -> None:
-        """The widget's styles changed: combine the row styles again."""
-        self._under.clear()
+        """The widget's styles changed: read the console's styles again."""
+        self._painter = None
 
 
 def _same(before: Any, after: Any) -> bool:
@@ -156,6 +189,18 @@ def _same(before: Any, after: Any) -> bool:
     if type(before) is not type(after) or before != after:
         return False
     return not isinstance(before, Decimal) or str(before) == str(after)
+
+
+def line_of(cell: Cell, part: int) -> Cell:
+    """Line ``part`` of a cell (empty past its last line), keeping its styles."""
+    plain = cell if isinstance(cell, str) else cell.plain
+    if "\n" not in plain:
+        return cell if part == 0 else ""
+    if isinstance(cell, str):
+        lines = cell.split("\n")
+        return lines[part] if part < len(lines) else ""
+    pieces = cell.split("\n", allow_blank=True)
+    return pieces[part] if part < len(pieces) else ""
 
 
 def _memo_key(value: Any) -> Any:

@@ -3,8 +3,10 @@
 It holds a `RecordIndex` and paints, for the lines on screen only, the header and the records
 there (`RowPainter` formats and paints them). After every change to the records it puts the
 cursor back on its record (or on the one that took its place), keeps a scrolled view on what
-it showed, and repaints only the lines that now show something else. The public face, keys
-and messages are `VirtualTable`'s.
+it showed, and repaints only the lines that now show something else. A clock tick repaints
+only the lines on screen whose live cells moved (`refresh_live`). A record takes
+``row_height`` lines (one, or a bid over an ask). The public face, keys and messages are
+`VirtualTable`'s.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from rich.segment import Segment
 from rich.style import Style
-from textual.geometry import Region, Size
+from textual.geometry import Offset, Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
@@ -44,6 +46,7 @@ class TableView(ScrollView, Generic[R]):
         index: RecordIndex[R],
         *,
         zebra_stripes: bool,
+        row_height: int = 1,
         name: str | None,
         id: str | None,
         classes: str | None,
@@ -52,13 +55,15 @@ class TableView(ScrollView, Generic[R]):
         super().__init__(name=name, id=id, classes=classes)
         self.columns: tuple[TableColumn[R], ...] = tuple(columns)
         self.zebra_stripes = zebra_stripes
+        self.row_height = row_height
         self._index = index
         self._rows: RowPainter[R] = RowPainter(self.columns)
         self._cursor_id: str | None = None
         self._cursor_row = -1
-        self._painted: dict[int, tuple[int, int, bool]] = {}
+        self._painted: dict[int, tuple[int, int, bool, int]] = {}
         self._palette: dict[str, Style] = {}
         self._width = 0
+        self._scroll = Offset(0, 0)
         self._update_virtual_size()
 
     @property
@@ -71,15 +76,27 @@ class TableView(ScrollView, Generic[R]):
         """The display row of the cursor (-1 when the table shows nothing)."""
         return self._cursor_row
 
-    def cells_of(self, record: R) -> tuple[Cell, ...]:
-        """Every cell of a record, formatted."""
-        return self._rows.cells(record)
+    def cells_of(self, record: R, slot: int | None = None) -> tuple[Cell, ...]:
+        """Every cell of a record, formatted (with its ``slot``, the cells drawn on screen are
+        the ones given, shown columns being formatted once)."""
+        if slot is None:
+            return self._rows.cells(record)
+        return self._rows.all_cells(slot, self._index.stamp(slot), record)
 
     def cursor_moved(self, record_id: str | None) -> None:
         """The cursor is on another record (None: nothing shown); a subclass says so."""
 
     def on_resize(self) -> None:
         """Give the flex columns the width the fixed ones leave."""
+        self._fit()
+
+    def watch_show_vertical_scrollbar(self) -> None:
+        """The vertical scrollbar came or went (rows filled the view, or left it): fit the
+        columns to the width it leaves, or they would reach under it and need a horizontal
+        scrollbar, cropping every line."""
+        self._fit()
+
+    def _fit(self) -> None:
         if self._rows.fit(self.scrollable_content_region.width):
             self._update_virtual_size()
             self.refresh()
@@ -102,20 +119,22 @@ class TableView(ScrollView, Generic[R]):
                 for name in ("header", "cursor", "even-row", "odd-row")
             }
             self._palette["base"] = self.rich_style
-            self._width = self.size.width  # asked once a pass: it is a lookup on the screen
+            # Asked once a pass: each is a lookup on the screen or the reactives.
+            self._width = self.size.width
+            self._scroll = self.scroll_offset
         width = self._width
-        scroll_x, scroll_y = self.scroll_offset
+        scroll_x, scroll_y = self._scroll
         if y < HEADER:
             header = self._palette["header"]
             segments = self._rows.line(self.app, self._rows.labels, header, None, width)
         else:
-            row = y - HEADER + scroll_y
+            row, part = divmod(y - HEADER + scroll_y, self.row_height)
             if row >= len(self._index):
                 self._painted.pop(y, None)
                 return Strip.blank(width, self._palette["base"])
             slot = self._index.slot_at(row)
-            segments = self._row_segments(row, slot, width)
-            self._painted[y] = (slot, self._index.stamp(slot), row == self._cursor_row)
+            segments = self._row_segments(row, slot, width, part)
+            self._painted[y] = (slot, self._index.stamp(slot), row == self._cursor_row, part)
         table_width = self._rows.table_width
         strip = Strip(segments, max(table_width, width))
         if scroll_x or table_width > width:
@@ -124,9 +143,10 @@ class TableView(ScrollView, Generic[R]):
             )
         return strip
 
-    def _row_segments(self, row: int, slot: int, width: int) -> list[Segment]:
+    def _row_segments(self, row: int, slot: int, width: int, part: int) -> list[Segment]:
         index, rows, palette = self._index, self._rows, self._palette
         cells = rows.cached(slot, index.stamp(slot), index.record_in(slot))
+        line = part if self.row_height > 1 else None
         if self.zebra_stripes:
             row_style = palette["odd-row" if row % 2 else "even-row"]
         else:
@@ -134,13 +154,28 @@ class TableView(ScrollView, Generic[R]):
         if row == self._cursor_row:
             cursor = palette["cursor"]
             row_style += cursor
-            return rows.line(self.app, cells, row_style, Style.from_color(cursor.color), width)
-        return rows.line(self.app, cells, row_style, None, width)
+            post = Style.from_color(cursor.color)
+            return rows.line(self.app, cells, row_style, post, width, line)
+        return rows.line(self.app, cells, row_style, None, width, line)
+
+    def refresh_live(self) -> None:
+        """Repaint the lines on screen whose live cells (a countdown) moved; nothing else is
+        read or drawn, whatever the size of the table."""
+        index, rows = self._index, self._rows
+        top = round(self.scroll_y)
+        for y, (slot, stamp, _, _) in list(self._painted.items()):
+            if index.stamp(slot) != stamp or index.record_in(slot) is None:
+                continue  # changed or gone: its line is repainted anyway
+            if rows.live_moved(slot, stamp, index.record_in(slot)):
+                self.refresh_lines(y + top)
 
     # -- keeping the cursor and the view ----------------------------------------------------
 
     def _page(self) -> int:
-        return max(1, self.scrollable_content_region.height - HEADER)
+        return max(1, (self.scrollable_content_region.height - HEADER) // self.row_height)
+
+    def _top_row(self) -> int:
+        return round(self.scroll_y) // self.row_height
 
     def _change(self, change: Callable[[], Any], *, reorder: bool = False) -> Any:
         """Apply a change to the records, then put the cursor and the view back in place:
@@ -149,7 +184,7 @@ class TableView(ScrollView, Generic[R]):
         index = self._index
         cursor_id = self._cursor_id
         cursor_key = index.sort_key(cursor_id) if cursor_id is not None else None
-        top = round(self.scroll_y)
+        top = self._top_row()
         anchor_id = index.id_at(top) if 0 < top < len(index) and not reorder else None
         anchor_key = index.sort_key(anchor_id) if anchor_id is not None else None
         result = change()
@@ -165,7 +200,7 @@ class TableView(ScrollView, Generic[R]):
             if new_top is None:
                 new_top = index.row_near(anchor_key)
             if new_top is not None and new_top != top:
-                self.scroll_to(y=new_top, animate=False, force=True)
+                self.scroll_to(y=new_top * self.row_height, animate=False, force=True)
         self._set_cursor(-1 if row is None else row, scroll=reorder)
         self._refresh_changed_lines()
         return result
@@ -173,22 +208,23 @@ class TableView(ScrollView, Generic[R]):
     def _refresh_changed_lines(self) -> None:
         """Repaint only the lines whose record, version or cursor differ from what they show
         (100 changed records off screen cost no drawing at all)."""
-        index, painted = self._index, self._painted
+        index, painted, high = self._index, self._painted, self.row_height
         top, height = round(self.scroll_y), self.scrollable_content_region.height
         changed = []
         for y in range(HEADER, height):
-            row = top + y - HEADER
+            row, part = divmod(top + y - HEADER, high)
             if row < len(index):
                 slot = index.slot_at(row)
-                now: tuple[int, int, bool] | None = (
+                now: tuple[int, int, bool, int] | None = (
                     slot,
                     index.stamp(slot),
                     row == self._cursor_row,
+                    part,
                 )
             else:
                 now = None
             if painted.get(y) != now:
-                changed.append(row)
+                changed.append(top + y - HEADER)
         if changed:  # one region: many small ones cost the compositor more than they save
             self.refresh_lines(changed[0] + HEADER, changed[-1] - changed[0] + 1)
 
@@ -205,7 +241,7 @@ class TableView(ScrollView, Generic[R]):
         if row != old_row:
             for line in (old_row, row):
                 if line >= 0:
-                    self.refresh_line(line + HEADER)
+                    self.refresh_lines(line * self.row_height + HEADER, self.row_height)
         if scroll and row >= 0:
             self._scroll_into_view(row)
         if record_id != self._cursor_id:
@@ -215,11 +251,12 @@ class TableView(ScrollView, Generic[R]):
     def _scroll_into_view(self, row: int) -> None:
         if not self.scrollable_content_region.height:
             return  # not laid out yet: nothing is on screen to keep the cursor in
-        top, page = round(self.scroll_y), self._page()
+        top, page, high = self._top_row(), self._page(), self.row_height
         if row < top:
-            self.scroll_to(y=row, animate=False, force=True)
+            self.scroll_to(y=row * high, animate=False, force=True)
         elif row >= top + page:
-            self.scroll_to(y=row - page + 1, animate=False, force=True)
+            self.scroll_to(y=(row - page + 1) * high, animate=False, force=True)
 
     def _update_virtual_size(self) -> None:
-        self.virtual_size = Size(self._rows.table_width, len(self._index) + HEADER)
+        height = len(self._index) * self.row_height + HEADER
+        self.virtual_size = Size(self._rows.table_width, height)

@@ -27,7 +27,7 @@ from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
-from tui.desk.widgets.common.columns import TableColumn, column_index, column_named
+from tui.desk.widgets.common.columns import Cell, TableColumn, column_index, column_named
 from tui.desk.widgets.common.record_index import Merged, RecordIndex
 from tui.desk.widgets.common.table_view import HEADER, TableView
 
@@ -77,16 +77,16 @@ class VirtualTable(TableView[R], can_focus=True):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up", "cursor_up", "Up", show=False),
-        Binding("down", "cursor_down", "Down", show=False),
-        Binding("pageup", "page_up", "Page up", show=False),
-        Binding("pagedown", "page_down", "Page down", show=False),
-        Binding("home,ctrl+home", "cursor_first", "Top", show=False),
-        Binding("end,ctrl+end", "cursor_last", "Bottom", show=False),
-        Binding("left", "scroll_left", "Left", show=False),
-        Binding("right", "scroll_right", "Right", show=False),
-        Binding("enter", "select", "Select", show=False),
-        Binding("v", "view_record", "View row", show=False),
+        Binding("up", "cursor_up", "Up", show=False, id="table.up"),
+        Binding("down", "cursor_down", "Down", show=False, id="table.down"),
+        Binding("pageup", "page_up", "Page up", show=False, id="table.page_up"),
+        Binding("pagedown", "page_down", "Page down", show=False, id="table.page_down"),
+        Binding("home,ctrl+home", "cursor_first", "Top", show=False, id="table.top"),
+        Binding("end,ctrl+end", "cursor_last", "Bottom", show=False, id="table.bottom"),
+        Binding("left", "scroll_left", "Left", show=False, id="table.left"),
+        Binding("right", "scroll_right", "Right", show=False, id="table.right"),
+        Binding("enter", "select", "Select", show=False, id="table.select"),
+        Binding("v", "view_record", "View row", show=False, id="table.view"),
     ]
 
     class RecordHighlighted(Message):
@@ -140,17 +140,25 @@ class VirtualTable(TableView[R], can_focus=True):
         sort: str | None = None,
         descending: bool = False,
         zebra_stripes: bool = True,
+        row_height: int = 1,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
         """``key`` gives a record's id; ``version`` what can change in it (a record whose
         version is unchanged is not formatted again; default: the record itself, by ``==``);
-        ``sort`` the column the rows are ordered by (record id when None)."""
+        ``sort`` the column the rows are ordered by (record id when None); ``row_height`` the
+        lines each record takes (a cell's lines are drawn one under the other)."""
         sort_value = column_named(columns, sort).sort_value if sort is not None else None
         index = RecordIndex(key, version=version, sort_value=sort_value, descending=descending)
         super().__init__(
-            columns, index, zebra_stripes=zebra_stripes, name=name, id=id, classes=classes
+            columns,
+            index,
+            zebra_stripes=zebra_stripes,
+            row_height=row_height,
+            name=name,
+            id=id,
+            classes=classes,
         )
         self.sort_column = sort
 
@@ -218,6 +226,15 @@ class VirtualTable(TableView[R], can_focus=True):
         """True when the table holds this record (shown or filtered out)."""
         return record_id in self._index
 
+    def has_row(self, record_id: str) -> bool:
+        """True when the table holds this record (the keyed table's name for it)."""
+        return record_id in self._index
+
+    @property
+    def row_keys(self) -> list[str]:
+        """Ids of the shown records, in display order (the keyed table's name for it)."""
+        return self._index.ids()
+
     def record(self, record_id: str) -> R | None:
         """The record with this id."""
         return self._index.record(record_id)
@@ -252,6 +269,15 @@ class VirtualTable(TableView[R], can_focus=True):
             (column.label or column.key, str(cell).strip())
             for column, cell in zip(self.columns, cells, strict=True)
         ]
+
+    def cell_value(self, record_id: str, key: str) -> Cell | None:
+        """What the cell of column ``key`` shows for a record (None when there is none):
+        the cell drawn when its line is on screen, else formatted now."""
+        record = self._index.record(record_id)
+        if record is None:
+            return None
+        position = column_index(self.columns, key)
+        return self.cells_of(record, self._index.slot_of(record_id))[position]
 
     def column_width(self, key: str) -> int:
         """The text width a column has now (a flex column grows with the table; 0 for a
@@ -302,7 +328,7 @@ class VirtualTable(TableView[R], can_focus=True):
         offset = event.get_content_offset(self)
         if offset is None or offset.y < HEADER:
             return
-        row = offset.y - HEADER + round(self.scroll_y)
+        row = (offset.y - HEADER + round(self.scroll_y)) // self.row_height
         if 0 <= row < len(self._index):
             self._set_cursor(row, scroll=True)
             self.action_select()
