@@ -95,14 +95,18 @@ class HistoryLog:
             (EntryKind.QUOTE_RECEIVED, received, rfqs_sent),
         ):
             rfq_kind = EntryKind.RFQ_RECEIVED if rfqs is rfqs_received else EntryKind.RFQ_SENT
+            # A quote's rivals: the quotes of the same list on the same RFQ (grouped once:
+            # comparing records one by one grew with the square of the quotes ever seen).
+            same_side: dict[str, list[Quote]] = {}
+            for quote in quotes:
+                same_side.setdefault(quote.target_rfq_id, []).append(quote)
             for quote in quotes:
                 key = f"{kind.value}:{quote.parent_quote_id}"
                 if self._settled(key, f"{rfq_kind.value}:{quote.target_rfq_id}"):
                     continue
                 known = self._entries.get(key)
                 rfq = rfqs.get(quote.target_rfq_id)
-                rivals = [q for q in by_rfq.get(quote.target_rfq_id, []) if q in quotes]
-                entry = quote_entry(quote, kind, rfq, rivals, now)
+                entry = quote_entry(quote, kind, rfq, same_side[quote.target_rfq_id], now)
                 fresh.append(with_seen(entry, known.at if known else now))
         for kind, rfqs in (
             (EntryKind.RFQ_SENT, rfqs_sent),
