@@ -20,12 +20,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.markup import escape
-from textual.widgets import Button, Input, Label, Select, Static
+from textual.widgets import Button, Input, Label, Static
 
 from tui.api.lifecycle import clearing_is_final
 from tui.api.models import RFQStatus
 from tui.desk.book import DeskBook
-from tui.desk.margin_presets import DEFAULT_PRESET, MARGIN_PRESETS, PRESET_NOTES
 from tui.desk.messages import ActionKind, ActionOutcome, ActionRequest
 from tui.desk.roles.refusals import outcome_words
 from tui.desk.widgets.common import fmt
@@ -35,7 +34,6 @@ from tui.desk.widgets.live_text import LiveText
 from tui.desk.widgets.quote_figures import PricingMemo, leg_field_side, listing_marks
 from tui.desk.widgets.quote_form import (
     DEFAULT_EXPIRY_S,
-    NEW_POOL,
     TicketValues,
     build_quote_request,
     client_quote_id,
@@ -45,6 +43,7 @@ from tui.desk.widgets.quote_form import (
     prefill,
 )
 from tui.desk.widgets.ticket_legs import TicketLegs
+from tui.desk.widgets.ticket_pools import TicketPools
 from tui.desk.widgets.ticket_pricing import DRIVERS, TicketPricing, typed_price
 
 if TYPE_CHECKING:
@@ -87,9 +86,6 @@ class QuoteTicket(Vertical):
         self.clock = clock
         self.rfq: RFQ | None = None
         self._legs_for: str | None = None
-        self._pool_picked = False
-        self._auto_pool: object = None
-        self._pool_options: list[tuple[str, str]] = []
         self._pricing = PricingMemo()
         self._client_ids = itertools.count(1)
 
@@ -108,24 +104,7 @@ class QuoteTicket(Vertical):
                     placeholder=f"{DEFAULT_EXPIRY_S} (at most what the RFQ has left)",
                 )
             yield Static("", id="err-expiry", classes="field-error")
-            with Horizontal(classes="field-row"):
-                yield Label("Pool", classes="field-label")
-                yield Select[str]([], id="pool", compact=True, allow_blank=True, prompt="pool")
-            yield Static("", id="err-pool", classes="field-error")
-            with Horizontal(classes="field-row new-pool"):
-                yield Label("Margin preset", classes="field-label")
-                yield Select[str](
-                    [(f"{name}: {PRESET_NOTES[name]}", name) for name in MARGIN_PRESETS],
-                    id="preset",
-                    value=DEFAULT_PRESET,
-                    compact=True,
-                    allow_blank=False,
-                )
-            yield Static("", id="err-preset", classes="field-error")
-            with Horizontal(classes="field-row new-pool"):
-                yield Label("Pool name", classes="field-label")
-                yield Input("", id="pool-name", compact=True)
-            yield Static("", id="err-pool-name", classes="field-error")
+            yield TicketPools(self.book, id="ticket-pools")
             with Horizontal(classes="field-row"):
                 yield Label("Client id", classes="field-label")
                 yield Input("", id="client-id", compact=True)
@@ -138,8 +117,7 @@ class QuoteTicket(Vertical):
             yield LiveText("", id="ticket-live")
 
     def on_mount(self) -> None:
-        """Start empty and hide the new-pool fields."""
-        self._toggle_new_pool(False)
+        """Start empty."""
         show_form_errors(self, {})
         self.query_one("#ticket-body").display = False
 
@@ -169,16 +147,15 @@ class QuoteTicket(Vertical):
         if self._legs_for != rfq.rfq_id:
             now = self.clock()
             self._legs_for = rfq.rfq_id
-            self._pool_picked = False
             # A cursor move is many a second: nothing is written that shows already (a new
             # text or option list lays the whole screen out).
-            for blank in ("#pool-name", "#expiry"):
-                if self.query_one(blank, Input).value:
-                    self.query_one(blank, Input).value = ""
+            self.query_one(TicketPools).new_rfq()
+            if (expiry := self.query_one("#expiry", Input)).value:
+                expiry.value = ""
             await self._build_legs(rfq)
             pricing, _ = self._pricing.get(rfq, self._marks(), now)
             self.query_one(TicketPricing).show(rfq, pricing)
-            self._fill_pools(rfq)
+            self.query_one(TicketPools).fill(rfq)
             self.query_one("#client-id", Input).value = client_quote_id(
                 rfq.rfq_id, now, next(self._client_ids)
             )
@@ -226,7 +203,7 @@ class QuoteTicket(Vertical):
     def refresh_pools(self) -> None:
         """Pools changed: refresh the pool choices, keeping the user's pick when it remains."""
         if self.rfq is not None:
-            self._fill_pools(self.rfq)
+            self.query_one(TicketPools).fill(self.rfq)
 
     def _marks(self) -> dict[str, Decimal]:
         return listing_marks(self.book.stats)
@@ -238,47 +215,6 @@ class QuoteTicket(Vertical):
             bid, ask = prefill(marks[index] if index < len(marks) else None)
             legs.append((leg_label(leg, rfq.qty), bid, ask))
         await self.query_one(TicketLegs).show(legs)
-
-    def _fill_pools(self, rfq: RFQ) -> None:
-        select = self.query_one("#pool", Select)
-        previous = select.value if self._pool_picked else None
-        options: list[tuple[str, str]] = []
-        for pool in self.book.pools_with(rfq.taker_company):
-            data = pool.data
-            if data is None:
-                continue
-            address = (data.address or "")[:10]
-            options.append((f"{data.name} ({data.status}) {address}", pool.pool_id))
-        options.append(("+ new pool (margin preset)", NEW_POOL))
-        values = [value for _, value in options]
-        # An existing pool is the default; the user's own pick survives a refresh.
-        wanted = previous if previous in values else values[0]
-        if options != self._pool_options or select.value != wanted:
-            # Only when they changed: resetting a Select costs a style pass and a layout.
-            self._pool_options = options
-            select.set_options(options)
-            select.value = wanted
-        self._auto_pool = select.value
-        self._toggle_new_pool(select.value == NEW_POOL)
-        # The name a new pool gets unless the maker types one (`values` reads it).
-        me = self.book.company_name(self.book.me)
-        self.query_one(
-            "#pool-name", Input
-        ).placeholder = f"{me}-{self.book.company_name(rfq.taker_company)}-{rfq.rfq_id[:4]}"
-
-    def _toggle_new_pool(self, show: bool) -> None:
-        for row in self.query(".new-pool"):
-            if row.display != show:
-                row.display = show
-
-    @on(Select.Changed, "#pool")
-    def _pool_changed(self, event: Select.Changed) -> None:
-        # Changed arrives as a message, after the fact: a value other than the one the ticket
-        # set itself is the user's pick.
-        if event.value != self._auto_pool and event.value is not Select.BLANK:
-            self._pool_picked = True
-        # The value now, not the event's: a refill's own changes arrive after it is done.
-        self._toggle_new_pool(event.select.value == NEW_POOL)
 
     def tick(self) -> None:
         """Every second (`DeskPanes.tick`): the RFQ's countdown and the live quote's."""
@@ -322,22 +258,16 @@ class QuoteTicket(Vertical):
     def values(self) -> TicketValues:
         """What is typed into the ticket right now."""
         legs = len(self.rfq.rfq_legs) if self.rfq else 0
-        pool = self.query_one("#pool", Select).value
-        preset_value = self.query_one("#preset", Select).value
+        pools = self.query_one(TicketPools)
         return TicketValues(
             bids=[self.query_one(f"#bid-{i}", Input).value for i in range(legs)],
             asks=[self.query_one(f"#ask-{i}", Input).value for i in range(legs)],
             expiry_s=self.query_one("#expiry", Input).value,
-            pool=pool if isinstance(pool, str) else "",
-            preset=preset_value if isinstance(preset_value, str) else "",
-            pool_name=self._pool_name(),
+            pool=pools.pool,
+            preset=pools.preset,
+            pool_name=pools.pool_name,
             client_quote_id=self.query_one("#client-id", Input).value,
         )
-
-    def _pool_name(self) -> str:
-        """The new pool's name as typed, or the name offered in its place when left blank."""
-        name = self.query_one("#pool-name", Input)
-        return name.value if name.value.strip() else name.placeholder
 
     def set_leg_prices(self, index: int, bid: str, ask: str) -> None:
         """Type prices into a leg (tests and the command palette use this)."""
