@@ -7,6 +7,7 @@ are also rendered in every built-in theme.
 
     python tests/desk/export_screenshots.py            # all scenes -> screenshots/*.svg
     python tests/desk/export_screenshots.py trade pools --out /tmp/shots
+    python tests/desk/export_screenshots.py positions history --size 80x24 --out /tmp/shots
 """
 
 from __future__ import annotations
@@ -44,7 +45,18 @@ def seeded_template(directory: Path) -> Path:
 
 
 SMALL = (80, 24)
-"""The smallest terminal the desk is made for (SSH at 80x24): the Trade tab is shown at it too."""
+"""The smallest terminal the desk is made for (SSH at 80x24): some scenes are shown at it too."""
+SMALL_SCENES = ("trade", "quote_board", "positions", "history")
+"""The scenes also rendered at `SMALL` when every scene is."""
+
+
+def _size(text: str) -> tuple[int, int]:
+    """``80x24`` as (columns, rows)."""
+    columns, _, rows = text.lower().partition("x")
+    try:
+        return int(columns), int(rows)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not columns x rows: {text!r}") from None
 
 
 async def render(
@@ -67,15 +79,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("scenes", nargs="*", help=f"scenes (default all): {', '.join(SCENES)}")
     parser.add_argument("--out", type=Path, default=ROOT / "screenshots")
+    parser.add_argument(
+        "--size", type=_size, default=SIZE, help="columns x rows of the chosen scenes (140x45)"
+    )
     args = parser.parse_args(argv)
     unknown = [s for s in args.scenes if s not in SCENES]
     if unknown:
         parser.error(f"unknown scene(s): {', '.join(unknown)}")
-    jobs = [(scene, "desk-dark", SIZE) for scene in (args.scenes or SCENES)]
+    jobs = [(scene, "desk-dark", args.size) for scene in (args.scenes or SCENES)]
     if not args.scenes:
         themed = [t for t in BUILTIN_THEMES if t != "desk-dark"]  # bid and ask in each theme
         jobs += [(scene, t, SIZE) for scene in ("trade", "quote_board") for t in themed]
-        jobs += [("trade", "desk-dark", SMALL), ("quote_board", "desk-dark", SMALL)]
+        jobs += [(scene, "desk-dark", SMALL) for scene in SMALL_SCENES]
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as scratch:
         template = seeded_template(Path(scratch))

@@ -173,12 +173,13 @@ async def test_settled_records_are_not_fetched_again(sandbox: Any) -> None:
 async def test_a_booked_trade_refreshes_the_money_topics_early(sandbox: Any) -> None:
     from tests.desk.kit.venue import accept, perp_rfq, pool_between, quote_rfq
     from tui.api.models import MakerLastLookRequest, RequestAction, TradeSide
-    from tui.desk.feed.topics import MONEY_TOPICS
+    from tui.desk.feed.topics import HOT_ONLY, MONEY_TOPICS
 
     posted: list[Any] = []
     ticker = Ticker()
     async with sandbox.client("DESK") as client, sandbox.client("ALPHA") as alpha:
         feed = Feed(client, posted.append, clock=sandbox.clock.now, monotonic=ticker)
+        feed.show_tab("positions")  # the aggregated positions poll only while it shows
         # A second desk on the same company that watches only its trades and transfers.
         blotter_only = Feed(client, posted.append, clock=sandbox.clock.now, monotonic=ticker)
         await feed.refresh_all()
@@ -212,11 +213,14 @@ async def test_a_booked_trade_refreshes_the_money_topics_early(sandbox: Any) -> 
 
         # A desk that did not see the quote booked learns it from the new trade legs.
         await blotter_only.refresh(Topic.TRADES)
-        assert set(MONEY_TOPICS) <= set(blotter_only.due())
+        assert set(MONEY_TOPICS) - HOT_ONLY <= set(blotter_only.due())
+        assert not HOT_ONLY & set(blotter_only.due())  # no Positions tab: never polled
 
 
 async def test_a_money_action_refreshes_once_the_chain_has_confirmed(sandbox: Any) -> None:
-    from tui.desk.feed.topics import MONEY_FOLLOW_UP_S, MONEY_TOPICS
+    from tui.desk.feed.topics import HOT_ONLY, MONEY_FOLLOW_UP_S, MONEY_TOPICS
+
+    money = set(MONEY_TOPICS) - HOT_ONLY  # the aggregated positions: only while their tab shows
 
     posted: list[Any] = []
     ticker = Ticker()
@@ -225,11 +229,11 @@ async def test_a_money_action_refreshes_once_the_chain_has_confirmed(sandbox: An
         await feed.refresh_all()
         feed.kick_money()
         # Not at once (the chain has not confirmed anything yet), but well before the slow poll.
-        assert not set(MONEY_TOPICS) & set(feed.due())
+        assert not money & set(feed.due())
         ticker.now += MONEY_FOLLOW_UP_S / 2
-        assert not set(MONEY_TOPICS) & set(feed.due())
+        assert not money & set(feed.due())
         ticker.now += MONEY_FOLLOW_UP_S / 2
-        assert set(MONEY_TOPICS) <= set(feed.due())
+        assert money <= set(feed.due())
         # Kicked polls go first, but obey the budget like any poll: with the window spent
         # down to the reserve, the follow-up waits instead of eating into it.
         assert feed.due()[0] in (*MONEY_TOPICS, Topic.TRANSFERS)

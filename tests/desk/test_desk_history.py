@@ -46,12 +46,12 @@ async def test_filters_narrow_the_history_and_s_shows_the_scorecards() -> None:
         pane.table.focus()
         await pilot.pause()
         assert pane.table.row_count == 13
-        await pilot.press("k")  # RFQs sent
+        await pilot.press("r")  # RFQs sent
         assert sorted(pane.table.row_ids()) == ["rfq sent:r1", "rfq sent:r2", "rfq sent:r3"]
-        await pilot.press("k", "k", "k")  # quotes received
+        await pilot.press("r", "r", "r")  # quotes received
         await pilot.press("f", "f", "f", "f", "f")  # rejected
         assert pane.table.row_ids() == ["quote received:q3"]
-        await pilot.press("k", "f", "f")  # all records, any outcome
+        await pilot.press("r", "f", "f")  # all records, any outcome
         assert pane.table.row_count == 13
         await pilot.press("slash")
         await pilot.press(*"slow")

@@ -47,6 +47,9 @@ from tui.desk.messages import (
 )
 from tui.desk.panes import DeskPanes, LinkNews, while_running
 from tui.desk.role_set import RoleSet
+from tui.desk.roles.journals import journal_path_for
+from tui.desk.routing import pools_problem, route
+from tui.desk.screen_set import ScreenSet
 from tui.desk.session import Connection, Connector
 from tui.desk.themes import BUILTIN_THEMES, DESK_VARIABLES, load_user_themes, pick_theme
 from tui.desk.typeahead import Replay, TypeAhead
@@ -54,8 +57,6 @@ from tui.desk.venue_link import VenueLink
 from tui.desk.widgets.common.keyed_table import KeyedTable
 from tui.desk.widgets.common.virtual_table import VirtualTable
 from tui.desk.widgets.portfolio_header import PortfolioHeader
-from tui.desk.widgets.quote_board import QuoteBoard
-from tui.desk.widgets.quote_ticket import QuoteTicket
 from tui.desk.widgets.rfq_inbox import RfqInbox
 from tui.desk.widgets.trade_tracker import TradeTracker
 from tui.paths import data_dir
@@ -63,12 +64,14 @@ from tui.paths import data_dir
 if TYPE_CHECKING:  # the client and the feed load while connecting
     from tui.api.client import ServiceClient
     from tui.desk.feed.scheduler import Feed
+    from tui.desk.roles.writes import DeskWrites
 
 Clock = Callable[[], datetime]
 
 
-class DeskApp(RoleSet, App[None]):
-    """The RFQ Desk (see module docs); its roles come from `RoleSet`, built at first use."""
+class DeskApp(RoleSet, ScreenSet, App[None]):
+    """The RFQ Desk (see module docs); its roles come from `RoleSet`, built at first use, and
+    the screens it opens from `ScreenSet`."""
 
     CSS_PATH = "desk.tcss"
     TITLE = "RFQ Desk"
@@ -96,8 +99,6 @@ class DeskApp(RoleSet, App[None]):
         self._fixed_clock = clock
         self.export_dir = export_dir or data_dir() / "exports"
         self.book = DeskBook(history_path=self.export_dir.parent / "history.jsonl")
-        from tui.desk.roles.writes import journal_path_for  # with the writes, not the first frame
-
         self.link = VenueLink(
             self,
             connector,
@@ -107,8 +108,7 @@ class DeskApp(RoleSet, App[None]):
             auto_feed=auto_feed,
             client_factory=client_factory,
         )
-        self.panes = DeskPanes(self, self.book, self.clock)
-        self.writes = self.link.writes
+        self.panes = DeskPanes(self, self.book, self.clock, self.alert_settings)
         self.type_ahead = TypeAhead(self)
         for builtin in BUILTIN_THEMES.values():
             self.register_theme(builtin)
@@ -117,6 +117,15 @@ class DeskApp(RoleSet, App[None]):
             self.register_theme(user_theme)
         self._theme_warnings = loaded.warnings
         self.theme = pick_theme(theme, self.available_themes)
+
+    @property
+    def writes(self) -> DeskWrites:
+        """The desk's writes and journal: the link's, built at their first use."""
+        return self.link.writes
+
+    @writes.setter
+    def writes(self, writes: DeskWrites) -> None:
+        self.link.writes = writes
 
     def clock(self) -> datetime:
         """Now, as the venue sees it: the injected clock, else local time plus server offset."""
@@ -163,7 +172,7 @@ class DeskApp(RoleSet, App[None]):
     # -- layout -----------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        """Header, the four tabs, status bar, footer (`tui.desk.layout`)."""
+        """Header, the six tabs, status bar, footer (`tui.desk.layout`)."""
         yield from desk_layout(self.book, self.clock)
 
     def on_mount(self) -> None:
@@ -181,6 +190,8 @@ class DeskApp(RoleSet, App[None]):
         self.call_after_refresh(self.link.connect)  # the first frame does not wait for it
 
     def _every_second(self) -> None:
+        if not self.is_running:
+            return  # the desk is closing: its panes are going
         self.link.tick_freshness()  # the panes' ages
         self.panes.tick()  # the countdowns
 
@@ -222,46 +233,13 @@ class DeskApp(RoleSet, App[None]):
 
     @on(ActionRequest)
     def _ask_a_role(self, ask: ActionRequest) -> None:
-        # Each pane's request goes to the role that does it; the role confirms and runs it.
-        if isinstance(ask, QuoteTicket.Submit):
-            self.maker.send_quote(ask.request, ask.replaces)
-        elif isinstance(ask, QuoteTicket.Cancel):
-            self.maker.pull_quote(ask.quote_id)
-        elif isinstance(ask, TradeTracker.LastLook):
-            self.maker.last_look(ask.trade, ask.action)
-        elif isinstance(ask, QuoteBoard.Accept):
-            self.taker.accept(ask.rfq_id, ask.quote_id, ask.side, ask.price)
-        elif isinstance(ask, QuoteBoard.CancelRfq):
-            self.taker.cancel_rfq(ask.rfq_id)
-        elif isinstance(ask, TradeTracker.ApproveDeposit):
-            self.pools.approve_deposit(ask.trade)
-        else:
-            self._ask_from_a_form(ask)
-
-    def _ask_from_a_form(self, ask: ActionRequest) -> None:
-        from tui.desk.screens.new_rfq import NewRfqScreen  # loaded with the pane or form that asks
-        from tui.desk.widgets.pools import PoolsPane
-
-        if isinstance(ask, NewRfqScreen.Send):
-            self.taker.send_rfq(ask.builder, ask.request)
-        elif isinstance(ask, PoolsPane.Deposit):
-            self._pools_problem(self.pools.deposit(ask.pool_id))
-        elif isinstance(ask, PoolsPane.Withdraw):
-            self._pools_problem(self.pools.withdraw(ask.pool_id))
-        elif isinstance(ask, PoolsPane.CreatePool):
-            self.action_create_pool()
+        route(self, ask)  # each pane's request, to the role that does it (`tui.desk.routing`)
 
     @on(KeyedTable.ViewRow)
     @on(VirtualTable.ViewRecord)
     def _view_row(self, ask: KeyedTable.ViewRow | VirtualTable.ViewRecord) -> None:
         """``v`` on a table row: every cell of it, whole."""
         self.panes.view_row(ask.table, ask.fields)
-
-    def _pools_problem(self, problem: str) -> None:
-        if problem and (pane := self.panes.pools_pane) is not None:
-            pane.show_error(problem)
-        elif problem:
-            self.notify(problem, title="Pools", severity="error")
 
     def action_new_rfq(self) -> None:
         """Open the structure builder."""
@@ -273,7 +251,7 @@ class DeskApp(RoleSet, App[None]):
 
     def action_create_pool(self) -> None:
         """Open the new-pool form (the pools pane's ``c``, and the palette)."""
-        self._pools_problem(self.pools.create_pool())
+        pools_problem(self, self.pools.create_pool())
 
     def action_export(self) -> None:
         """Write the trades and transfers of the view (the selected pool's, on Pools) as CSV."""
@@ -284,13 +262,19 @@ class DeskApp(RoleSet, App[None]):
     # -- the inbox, tabs and navigation -----------------------------------------------------
 
     async def on_rfq_inbox_selected(self, message: RfqInbox.Selected) -> None:
-        """Show the ticket (received RFQ) or the quote board (sent RFQ)."""
+        """Show the ticket (received RFQ) or the quote board (sent RFQ), in the cursor's frame."""
         await self.panes.show_selected_rfq()
+        message.shown()
 
     @on(VirtualTable.RecordSelected, "#inbox-table")
     def _inbox_enter(self) -> None:
         """Enter on an RFQ: go to its ticket or its quotes."""
         self.panes.enter_selected_rfq()
+
+    @on(VirtualTable.RecordSelected, "#market-table")
+    def _open_listing(self, chosen: VirtualTable.RecordSelected) -> None:
+        """Enter on a listing of the Market tab: its detail."""
+        self.open_listing(chosen.record_id)
 
     @on(TabbedContent.TabActivated)
     async def _tab_changed(self) -> None:
@@ -362,8 +346,10 @@ class DeskApp(RoleSet, App[None]):
             self.type_ahead.came_back(event)
 
     async def _take_key(self, key: events.Key) -> None:
-        goes = key.key in self.desk_keymap.keys("desk.next_action")  # g, or as rebound
-        if goes and not isinstance(self.screen, ModalScreen) and self.book.needs_me():
+        waiting = not isinstance(self.screen, ModalScreen) and self.book.needs_me()
+        # g, or as rebound (asked only while something waits: the default keys are read from
+        # every pane's bindings, which loads them all)
+        if waiting and key.key in self.desk_keymap.keys("desk.next_action"):
             self.action_next_action()  # moves the focus at once: no need to hold what follows
             return
         if self.type_ahead.opens_something(key):
@@ -387,24 +373,6 @@ class DeskApp(RoleSet, App[None]):
     def action_refresh(self) -> None:
         """Poll everything now (within the budget); while the venue is down, reach for it now."""
         self.link.refresh()
-
-    def action_add_profile(self) -> None:
-        """The first-run screen of a venue profile (`tui.desk.screens.first_run`)."""
-        from tui.desk.screens.first_run import open_first_run
-
-        open_first_run(self)
-
-    def action_help(self) -> None:
-        """Keys and workflows."""
-        from tui.desk.screens.help import HelpScreen
-
-        self.push_screen(HelpScreen(self.desk_keymap))
-
-    def action_open_journal(self) -> None:
-        """The journal: every action sent, newest first, and what came of it."""
-        from tui.desk.screens.journal import JournalScreen
-
-        self.push_screen(JournalScreen(self.writes))
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """The command palette: Textual's commands plus every desk action (`PALETTE`)."""

@@ -30,6 +30,8 @@ DESK_BINDINGS: list[BindingType] = [
     Binding("2", "show_tab('pools')", "Pools", show=False, id="desk.tab_pools"),
     Binding("3", "show_tab('blotter')", "Trades", show=False, id="desk.tab_trades"),
     Binding("4", "show_tab('market')", "Market", show=False, id="desk.tab_market"),
+    Binding("5", "show_tab('positions')", "Positions", show=False, id="desk.tab_positions"),
+    Binding("6", "show_tab('history')", "History", show=False, id="desk.tab_history"),
     Binding("ctrl+q", "quit", "Quit", priority=True, id="desk.quit"),
 ]
 """The keys that work on every tab (a modal holds them while it is open). Every binding of the
@@ -52,6 +54,8 @@ TABS: tuple[tuple[str, str], ...] = (
     ("pools", "Pools"),
     ("blotter", "Trades"),
     ("market", "Market"),
+    ("positions", "Positions"),
+    ("history", "History"),
 )
 """Each tab's id and title."""
 
@@ -60,6 +64,8 @@ TAB_FOCUS: dict[str, str] = {
     "pools": "#pools-table",
     "blotter": "#blotter-table",
     "market": "#market-table",
+    "positions": "#positions-table",
+    "history": "#history-table",
 }
 """The widget that takes the focus when a tab opens."""
 

@@ -1,16 +1,21 @@
-"""`LaterTabs`: the Pools, Trades and Market panes, built when their tab is first shown.
+"""`LaterTabs`: the Pools, Trades, Market, Positions and History panes, built when first shown.
 
 A tab not on screen is not drawn for. Its pane is built (`tui.desk.layout.tab_pane`) the first
 time the trader shows the tab; what arrives for it while the tab is hidden only marks it behind,
 and `show` hands it the book's current data when it comes on screen again. `DeskPanes` asks
-`on_screen` before it draws for one of these tabs.
+`on_screen` before it draws for one of these tabs, or calls the ``show_*`` here that do.
+
+The Positions pane is handed the book's positions valued at the mark with their P&L
+(`tui.desk.analytics.positions.build_positions`, realised P&L today counted from 00:00 UTC);
+the History pane the desk's history and the scorecards made from it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import operator
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, cast
 
 from textual.app import App
@@ -20,10 +25,14 @@ from textual.widgets import TabbedContent, TabPane
 from tui.desk.layout import LATER_TABS, tab_pane
 
 if TYPE_CHECKING:
+    from tui.api.models import Trade
+    from tui.desk.analytics.positions import PositionBook
     from tui.desk.book import DeskBook
     from tui.desk.widgets.blotter import Blotter
+    from tui.desk.widgets.history import HistoryPane
     from tui.desk.widgets.market_stats import MarketStatsPane
     from tui.desk.widgets.pools import PoolsPane
+    from tui.desk.widgets.positions import PositionsPane
 
 
 class LaterTabs:
@@ -36,6 +45,8 @@ class LaterTabs:
         self._built: dict[str, Widget] = {}
         self._behind: set[str] = set()
         self._building = asyncio.Lock()
+        self._valued: tuple[tuple[object, ...], list[object], PositionBook] | None = None
+        """The last position book and what it was made of (`position_book`)."""
 
     async def show(self, tab: str) -> None:
         """A tab coming on screen: its pane is built the first time, then handed what it
@@ -63,6 +74,12 @@ class LaterTabs:
         elif tab == "market" and (market := self.market) is not None and self.book.stats:
             market.invalidate()
             market.show_stats(self.book.stats)
+        elif tab == "positions" and (positions := self.positions) is not None:
+            positions.invalidate()
+            positions.show_positions(self.position_book())
+        elif tab == "history" and (history := self.history) is not None:
+            history.invalidate()
+            self._history_to(history)
 
     def on_screen(self, tab: str) -> Widget | None:
         """The pane of one of `LATER_TABS` if its tab is on screen; else None, and the tab is
@@ -72,6 +89,58 @@ class LaterTabs:
             return pane
         self._behind.add(tab)
         return None
+
+    # -- the panes that read analytics ------------------------------------------------------
+
+    def show_positions(self) -> None:
+        """Positions, valuations or trades moved: the Positions pane (when on screen)."""
+        if (pane := self.on_screen("positions")) is not None:
+            cast("PositionsPane", pane).show_positions(self.position_book())
+
+    def position_book(self) -> PositionBook:
+        """The book's positions netted per instrument, valued, with realised P&L today
+        (since 00:00 UTC) and since inception.
+
+        Made again only when its inputs changed: the realised P&L walks every trade leg (about
+        a second for 100,000), and the polls bring the same lists again and again. The legs
+        of unchanged trades are the same objects from poll to poll (`tui.desk.trade_legs`),
+        so comparing them is one pass at C speed.
+        """
+        from tui.desk.analytics.positions import build_positions
+
+        day_start = self.clock().astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+        inputs = (day_start, self.book.positions, self.book.aggregated)
+        legs: list[object] = list(self.book.trade_legs)
+        if (made := self._valued) is not None and made[0] == inputs and _same(made[1], legs):
+            return made[2]
+        # A light trade leg carries every field the realised-P&L walk reads.
+        trades = cast("list[Trade]", legs)
+        book = build_positions(self.book.positions, self.book.aggregated, trades, day_start)
+        self._valued = (inputs, legs, book)
+        return book
+
+    def show_history(self) -> None:
+        """RFQs or quotes moved (the book's history with them): the History pane (when on
+        screen)."""
+        if (pane := self.on_screen("history")) is not None:
+            self._history_to(cast("HistoryPane", pane))
+
+    def _history_to(self, pane: HistoryPane) -> None:
+        from tui.desk.analytics.scorecards import maker_cards, taker_cards
+
+        entries = self.book.history.entries()
+        pane.show_history(entries)
+        pane.show_scorecards(maker_cards(entries), taker_cards(entries))
+
+    def names_changed(self) -> None:
+        """Company names arrived or changed: the panes on screen that show them draw again."""
+        if (pools := self.on_screen("pools")) is not None:
+            cast("PoolsPane", pools).show_pools()
+        for tab in ("blotter", "positions", "history"):
+            if (pane := self.on_screen(tab)) is not None:
+                cast("Blotter | PositionsPane | HistoryPane", pane).invalidate()
+
+    # -- the panes, once built --------------------------------------------------------------
 
     @property
     def pools_pane(self) -> PoolsPane | None:
@@ -88,6 +157,16 @@ class LaterTabs:
         """The market statistics pane, once built (its tab was shown)."""
         return cast("MarketStatsPane | None", self._built.get("market"))
 
+    @property
+    def positions(self) -> PositionsPane | None:
+        """The positions pane, once built (its tab was shown)."""
+        return cast("PositionsPane | None", self._built.get("positions"))
+
+    @property
+    def history(self) -> HistoryPane | None:
+        """The history pane, once built (its tab was shown)."""
+        return cast("HistoryPane | None", self._built.get("history"))
+
     def restyle(self) -> None:
         """A new theme: the panes on screen are drawn again now, the others when shown."""
         if (pools := self.pools_pane) is not None:
@@ -96,3 +175,8 @@ class LaterTabs:
             if self.on_screen(tab) is not None:
                 self._behind.discard(tab)
                 self.catch_up(tab)
+
+
+def _same(before: list[object], now: list[object]) -> bool:
+    """The same objects in the same order."""
+    return len(before) == len(now) and all(map(operator.is_, before, now))

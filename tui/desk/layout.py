@@ -1,4 +1,4 @@
-"""The desk's widget tree: header, the four tabs, status bar and footer (`DeskApp.compose`).
+"""The desk's widget tree: header, the six tabs, status bar and footer (`DeskApp.compose`).
 
 Only the Trade tab is built at start; the other tabs are empty until first shown, when
 `DeskPanes.show_tab` builds their pane (`tab_pane`) and hands it the book's data. The first
@@ -29,12 +29,12 @@ if TYPE_CHECKING:
 
     from tui.desk.book import DeskBook
 
-LATER_TABS = ("pools", "blotter", "market")
+LATER_TABS = ("pools", "blotter", "market", "positions", "history")
 """The tabs built when first shown, not at start."""
 
 
 def desk_layout(book: DeskBook, clock: Callable[[], datetime]) -> ComposeResult:
-    """Header (and what waits for me next to it), the four tabs, status bar, footer."""
+    """Header (and what waits for me next to it), the six tabs, status bar, footer."""
     with Horizontal(id="top"):
         yield PortfolioHeader(id="header")
         yield Attention(book, clock, id="attention")
@@ -49,6 +49,8 @@ def desk_layout(book: DeskBook, clock: Callable[[], datetime]) -> ComposeResult:
         yield TabPane("2 Pools", id="pools")
         yield TabPane("3 Trades", id="blotter")
         yield TabPane("4 Market", id="market")
+        yield TabPane("5 Positions", id="positions")
+        yield TabPane("6 History", id="history")
     yield StatusBar(id="status")
     yield Footer()
 
@@ -66,5 +68,13 @@ def tab_pane(tab: str, book: DeskBook, clock: Callable[[], datetime]) -> Widget:
     if tab == "market":
         from tui.desk.widgets.market_stats import MarketStatsPane
 
-        return MarketStatsPane(clock, id="market-pane")
+        return MarketStatsPane(clock, marks=book.market_history.marks, id="market-pane")
+    if tab == "positions":
+        from tui.desk.widgets.positions import PositionsPane
+
+        return PositionsPane(book, id="positions-pane")
+    if tab == "history":
+        from tui.desk.widgets.history import HistoryPane
+
+        return HistoryPane(book, id="history-pane")
     raise ValueError(f"no tab {tab!r} is built later")

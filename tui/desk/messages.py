@@ -49,6 +49,7 @@ class Topic(StrEnum):
     TRANSFERS = "transfers"
     POOLS = "pools"
     POSITIONS = "positions"
+    AGGREGATED = "aggregated"
     SUMMARY = "summary"
     STATUS = "status"
     STATS = "stats"

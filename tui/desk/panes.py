@@ -3,14 +3,14 @@
 The app files every message in the book first (`DeskBook.apply`); `DeskPanes` then hands the
 book's data to the panes that show it, keeps the ticket or the board on the RFQ under the
 cursor, sends an action's outcome to the pane (or the waiting form) it concerns, shows the
-link's health (tokens, freshness, connection), and rings when something needs the trader: a new
-RFQ, a trade waiting for a last look or a deposit. What is news is the feed's judgement; this
-module only shows it.
+link's health (tokens, freshness, connection), and alerts when something needs the trader: a
+new RFQ, a last look, a deposit to approve, a booking, a rejection (`tui.desk.alerts`, once per
+record, in the ways config.toml's ``[alerts]`` switches on).
 
-A tab not on screen is not drawn for: the Pools, Trades and Market panes are built the first
-time their tab is shown (`tui.desk.layout.tab_pane`), and what arrives for them while their
-tab is hidden only marks them behind; `show_tab` hands them the book's current data when
-they come on screen. The trader never sees a pane older than the book.
+A tab not on screen is not drawn for: the Pools, Trades, Market, Positions and History panes
+are built the first time their tab is shown (`tui.desk.layout.tab_pane`), and what arrives for
+them while their tab is hidden only marks them behind; `show_tab` hands them the book's current
+data when they come on screen. The trader never sees a pane older than the book.
 """
 
 from __future__ import annotations
@@ -19,18 +19,19 @@ import functools
 import inspect
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from textual.app import App
-from textual.markup import escape
+from textual.screen import ModalScreen
 from textual.widget import Widget
-from textual.widgets import ContentSwitcher, Input
+from textual.widgets import ContentSwitcher, Input, TabbedContent
 
-from tui.desk.clearing import NextStep
+from tui.desk.alerts import Alerts, AlertSettings
 from tui.desk.later_tabs import LaterTabs
 from tui.desk.messages import (
     ActionKind,
     ActionOutcome,
+    AggregatedPositionsUpdated,
     BudgetChanged,
     ClockSynced,
     CompaniesUpdated,
@@ -49,8 +50,9 @@ from tui.desk.messages import (
     TradesUpdated,
     TransfersUpdated,
 )
+from tui.desk.outcomes import show_outcome
+from tui.desk.stale_marks import StaleMarks
 from tui.desk.widgets.attention import Attention
-from tui.desk.widgets.common import fmt
 from tui.desk.widgets.portfolio_header import PortfolioHeader
 from tui.desk.widgets.quote_board import QuoteBoard
 from tui.desk.widgets.quote_ticket import QuoteTicket
@@ -64,6 +66,7 @@ if TYPE_CHECKING:
     from tui.desk.widgets.blotter import Blotter
     from tui.desk.widgets.market_stats import MarketStatsPane
     from tui.desk.widgets.pools import PoolsPane
+    from tui.desk.widgets.positions import PositionsPane
 
 Handler = TypeVar("Handler", bound=Callable[..., Any])
 
@@ -91,29 +94,30 @@ def while_running(handler: Handler) -> Handler:
     return guarded  # type: ignore[return-value]
 
 
-class ShowsOutcomes(Protocol):
-    """A pane that shows how some actions ended."""
-
-    OUTCOMES: frozenset[ActionKind]
-
-    def show_outcome(self, outcome: ActionOutcome) -> None:
-        """Show the outcome of one of ``OUTCOMES``."""
-        ...
-
-
 class DeskPanes:
     """Hands the book to the panes after each message (see module docs)."""
 
-    def __init__(self, app: App[Any], book: DeskBook, clock: Callable[[], datetime]) -> None:
+    def __init__(
+        self,
+        app: App[Any],
+        book: DeskBook,
+        clock: Callable[[], datetime],
+        alert_settings: AlertSettings | None = None,
+    ) -> None:
         self.app = app
         self.book = book
         self.clock = clock
+        self.alerts = Alerts(alert_settings, since=clock())
+        """What rings, flashes and toasts, once per record (`tui.desk.alerts`)."""
         self._directions_seen: set[Direction] = set()
-        self._waiting_on_me: set[str] = set()
         self._companies_shown: set[str] = set()
         self.tabs = LaterTabs(app, book, clock)
-        self.show_tab = self.tabs.show
+        self.stale_marks = StaleMarks(app)
+
+    async def show_tab(self, tab: str) -> None:
         """A tab coming on screen: built the first time, handed what it missed (`LaterTabs`)."""
+        await self.tabs.show(tab)
+        self.stale_marks.show_all()  # a pane just built carries its mark at once
 
     # -- the desk's second -----------------------------------------------------------------
 
@@ -128,6 +132,11 @@ class DeskPanes:
         self.app.query_one(TradeTracker).tick()
         self.app.query_one(QuoteTicket).tick()
         self.app.query_one(QuoteBoard).tick()
+        self.app.query_one(RfqInbox).tick()
+        self.app.query_one(Attention).tick()
+        market = self.tabs.market
+        if market is not None and self.app.query_one(TabbedContent).active == "market":
+            market.tick()
 
     # -- snapshots --------------------------------------------------------------------------
 
@@ -139,8 +148,13 @@ class DeskPanes:
             await self.quotes()
         elif isinstance(snapshot, TradesUpdated):
             self.trades()
+            self.tabs.show_positions()  # realised P&L
         elif isinstance(snapshot, TransfersUpdated | PositionsUpdated):
             self.pool_detail()
+            if isinstance(snapshot, PositionsUpdated):
+                self.tabs.show_positions()
+        elif isinstance(snapshot, AggregatedPositionsUpdated):
+            self.tabs.show_positions()
         elif isinstance(snapshot, PoolsUpdated):
             self.pools()
         elif isinstance(snapshot, SummaryUpdated):
@@ -158,7 +172,8 @@ class DeskPanes:
         self, direction: Direction, arrived: Sequence[str] = (), follow: str | None = None
     ) -> None:
         """RFQs of one direction: the inbox (flashing what arrived), the ticket or board, the
-        tracker; ``follow`` puts the cursor on an RFQ just sent (its quotes come there)."""
+        tracker, the history; ``follow`` puts the cursor on an RFQ just sent (its quotes come
+        there). A new RFQ alerts."""
         self._directions_seen.add(direction)
         inbox = self.app.query_one(RfqInbox)
         inbox.show(direction, list(self._store(direction).values()), arrived)
@@ -166,16 +181,19 @@ class DeskPanes:
             inbox.select(direction, follow)
         await self.show_selected_rfq()
         self.app.query_one(TradeTracker).refresh_trades()
-        if arrived:
-            self._ring_arrivals(arrived)
+        self.tabs.show_history()
+        self.alerts.ring(self.app, self.book, self.clock())
 
     async def quotes(self) -> None:
-        """Quotes: the tracker follows, the board re-prices, a new trade waiting for me rings;
-        the inbox shows an RFQ closed once the book saw its trade booked."""
+        """Quotes: the tracker follows, the board re-prices, the history follows, a trade
+        waiting for me, booked or rejected alerts; the inbox shows an RFQ closed once the book
+        saw its trade booked."""
         self._redraw_inbox()
         self.app.query_one(TradeTracker).refresh_trades()
         await self.show_selected_rfq()
-        self._announce_waiting()
+        self.tabs.show_history()
+        self.app.query_one(Attention).tick()
+        self.alerts.ring(self.app, self.book, self.clock())
 
     def trades(self) -> None:
         """The blotter adds what is new (when on screen)."""
@@ -193,29 +211,33 @@ class DeskPanes:
         self.app.query_one(QuoteTicket).refresh_pools()
         if (pools := self.tabs.on_screen("pools")) is not None:
             cast("PoolsPane", pools).show_pools()
-        if (blotter := self.tabs.on_screen("blotter")) is not None:
-            cast("Blotter", blotter).invalidate()
+        for tab in ("blotter", "positions"):  # pool names
+            if (pane := self.tabs.on_screen(tab)) is not None:
+                cast("Blotter | PositionsPane", pane).invalidate()
 
     def summary(self) -> None:
         """The header's portfolio line."""
         self.app.query_one(PortfolioHeader).summary = self.book.summary
 
     def stats(self) -> None:
-        """The market pane, when on screen (the ticket reads its marks from the book when it
-        prefills)."""
+        """The market pane, when on screen, and a listing's detail, when open (the ticket
+        reads its marks from the book when it prefills)."""
         market = self.tabs.on_screen("market")
-        if market is not None and self.book.stats is not None:
-            cast("MarketStatsPane", market).show_stats(self.book.stats)
+        stats = self.book.stats
+        if market is not None and stats is not None:
+            cast("MarketStatsPane", market).show_stats(stats)
+        if stats is not None and isinstance(self.app.screen, ModalScreen):
+            from tui.desk.screens.listing_detail import ListingDetail  # loaded with the detail
+
+            if isinstance(screen := self.app.screen, ListingDetail):
+                screen.show_stats(stats)
 
     def companies(self) -> None:
         """Company names everywhere: redraw what shows them when the set changed."""
         known = set(self.book.companies)
         if known != self._companies_shown:
             self._companies_shown = known
-            if (pools := self.tabs.on_screen("pools")) is not None:
-                cast("PoolsPane", pools).show_pools()
-            if (blotter := self.tabs.on_screen("blotter")) is not None:
-                cast("Blotter", blotter).invalidate()
+            self.tabs.names_changed()
             self.app.query_one(TradeTracker).refresh_trades()
             self._redraw_inbox()
         me = self.book.my_company
@@ -228,13 +250,9 @@ class DeskPanes:
         The feed decides what is news (the first failure of a streak, the link coming back);
         this only shows it.
         """
+        self.stale_marks.link(news)  # every pane's stale or offline mark
         if isinstance(news, BudgetChanged):
-            status = self.app.query_one(StatusBar)
-            status.tokens_used = news.used
-            if news.latency_ms is not None:
-                status.latency_ms = news.latency_ms
-            if news.offset_ms is not None:
-                status.offset_ms = news.offset_ms
+            self.app.query_one(StatusBar).show_call(news.used, news.latency_ms, news.offset_ms)
         elif isinstance(news, FreshnessChanged):
             status = self.app.query_one(StatusBar)
             status.ages = news.ages
@@ -309,45 +327,9 @@ class DeskPanes:
     # -- outcomes ---------------------------------------------------------------------------
 
     async def outcome(self, outcome: ActionOutcome) -> None:
-        """An action came back: to the form that waits for it, a toast, and the pane it
-        concerns (its error line, or the ticket's fields)."""
-        from tui.api.models import RFQ
-        from tui.desk.screens.new_rfq import NewRfqScreen
-        from tui.desk.screens.permit import PermitScreen
-
-        form = outcome.form
-        if isinstance(form, NewRfqScreen | PermitScreen) and form.is_attached and form.sending:
-            form.show_outcome(outcome)
-            if not outcome.ok:
-                # The form is still open: the reasons are under its fields, not in a toast.
-                return
-        if outcome.crashed:
-            return  # the failed worker is reported as such
-        if outcome.ok and isinstance(outcome.record, RFQ):
-            await self.rfqs("sent", follow=outcome.record.rfq_id)
-        kind = outcome.kind
-        if outcome.ok:
-            self.app.notify(outcome.summary, title=kind.words)
-        else:
-            self.app.notify(_refusal_toast(outcome), title=f"{kind.words} failed", severity="error")
-        panes: tuple[ShowsOutcomes, ...] = (
-            self.app.query_one(QuoteTicket),
-            self.app.query_one(QuoteBoard),
-            self.app.query_one(TradeTracker),
-            *((self.pools_pane,) if self.pools_pane is not None else ()),
-        )
-        for pane in panes:
-            if kind in pane.OUTCOMES:
-                pane.show_outcome(outcome)
-        if outcome.ok or kind is ActionKind.KILL_SWITCH:
-            await self.records_moved(outcome)
-        if outcome.ok and kind in QuoteTicket.OUTCOMES:
-            # Back to the inbox: the next RFQ, or g for the next action, is one key away.
-            self.app.query_one("#inbox-table").focus()
-        if outcome.ok and kind is ActionKind.ACCEPT_QUOTE:
-            status = str(getattr(outcome.record, "new_clearing_status", ""))
-            if status == "pending_taker_deposit_approval":
-                self.app.notify("approve the deposit: press g, then p", title="Your move")
+        """An action came back: to the form that waits for it, a toast, and the panes it
+        concerns (`tui.desk.outcomes`)."""
+        await show_outcome(self, outcome)
 
     async def records_moved(self, outcome: ActionOutcome) -> None:
         """My action's answer, filed in the book: every pane that shows the record, at once.
@@ -362,40 +344,5 @@ class DeskPanes:
         quote_id = outcome.ids.quote_id
         if quote_id is not None and outcome.kind in (ActionKind.ACCEPT_QUOTE, ActionKind.LAST_LOOK):
             tracker.select(quote_id)
-        self._announce_waiting()
-
-    # -- the bell ---------------------------------------------------------------------------
-
-    def _ring_arrivals(self, rfq_ids: Sequence[str]) -> None:
-        """New RFQs: bell and toast."""
-        self.app.bell()
-        names = ", ".join(
-            self.book.company_name(r.taker_company)
-            for r in (self.book.rfqs_received.get(i) for i in rfq_ids)
-            if r is not None
-        )
-        self.app.notify(f"new RFQ from {names or 'a taker'}", title="RFQ in")
-
-    def _announce_waiting(self) -> None:
         self.app.query_one(Attention).tick()
-        waiting = {t.key: t for t in self.book.needs_me()}
-        fresh = [t for key, t in waiting.items() if key not in self._waiting_on_me]
-        self._waiting_on_me = set(waiting)
-        for trade in fresh:
-            self.app.bell()
-            what = "LAST LOOK" if trade.next_step is NextStep.LAST_LOOK else "DEPOSIT APPROVAL"
-            self.app.notify(
-                f"{what} on RFQ {fmt.short_id(trade.quote.target_rfq_id)} — press g",
-                title="Your move",
-                severity="warning",
-            )
-
-
-def _refusal_toast(outcome: ActionOutcome) -> str:
-    """Why an action failed, in words; the venue's raw status and code on a dim second line."""
-    from tui.desk.roles.refusals import refusal_words
-
-    if outcome.error is None or not outcome.error.status:
-        return escape(outcome.problem)
-    words, detail = refusal_words(outcome.error)
-    return f"{escape(words)}\n[dim]{escape(detail)}[/]"
+        self.alerts.ring(self.app, self.book, self.clock())

@@ -30,6 +30,7 @@ from tui.api.models import (
     TradeSide,
 )
 from tui.desk.app import DeskApp
+from tui.desk.messages import Topic
 from tui.desk.widgets.quote_board import QuoteBoard
 from tui.desk.widgets.rfq_inbox import RfqInbox
 from tui.desk.widgets.status_bar import StatusBar
@@ -182,6 +183,24 @@ async def market_tab(app: DeskApp, pilot: Pilot[Any], world: World) -> None:
     await pilot.pause()
 
 
+async def positions_tab(app: DeskApp, pilot: Pilot[Any], world: World) -> None:
+    """Net positions with P&L and greeks (the trade DESK bought from ALPHA), valued at the
+    mark: the aggregated positions are polled once the tab shows; the first line opened."""
+    await pilot.press("5")
+    await pilot.pause()
+    feed = await app.wait_connected()
+    await feed.refresh(Topic.AGGREGATED)
+    await pilot.pause()
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+async def history_tab(app: DeskApp, pilot: Pilot[Any], world: World) -> None:
+    """Every RFQ and quote with its outcome and timings."""
+    await pilot.press("6")
+    await pilot.pause()
+
+
 async def new_rfq(app: DeskApp, pilot: Pilot[Any], world: World) -> None:
     """The structure builder with two legs."""
     await pilot.press("n")
@@ -204,6 +223,8 @@ SCENES: dict[str, Scene] = {
     "pools": pools_tab,
     "blotter": blotter_tab,
     "market": market_tab,
+    "positions": positions_tab,
+    "history": history_tab,
     "new_rfq": new_rfq,
     "help": help_screen,
 }

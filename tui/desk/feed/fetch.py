@@ -18,6 +18,7 @@ from tui.api.client import ServiceClient
 from tui.api.models import MarketStats
 from tui.desk.feed.topics import INCREMENTAL, PAGE_LIMITS, record_is_final
 from tui.desk.messages import (
+    AggregatedPositionsUpdated,
     AssetsUpdated,
     ClockSynced,
     CompaniesUpdated,
@@ -106,6 +107,9 @@ class Fetcher:
         if topic is Topic.POSITIONS:
             positions = await self._all(client.portfolio_positions, topic)
             return PositionsUpdated(self.clock(), positions)
+        if topic is Topic.AGGREGATED:
+            valued = await self._all(client.portfolio_aggregated_positions, topic)
+            return AggregatedPositionsUpdated(self.clock(), valued)
         if topic is Topic.POOLS:
             return PoolsUpdated(self.clock(), await self._all(client.settlement_pools, topic))
         if topic is Topic.SUMMARY:

@@ -24,13 +24,14 @@ TAB_TOPICS: dict[str, set[Topic]] = {
     "pools": {Topic.POOLS, Topic.TRANSFERS, Topic.POSITIONS},
     "blotter": {Topic.TRADES},
     "market": {Topic.STATS},
+    "positions": {Topic.AGGREGATED, Topic.POSITIONS, Topic.TRADES},
 }
 """Topics polled fast while their tab is on screen."""
 
 PANE_TOPICS: tuple[tuple[str, tuple[Topic, ...]], ...] = (
     ("inbox", (Topic.RFQS_RECEIVED, Topic.RFQS_SENT)),
     ("clearing", (Topic.QUOTES_SENT, Topic.QUOTES_RECEIVED)),
-    ("book", (Topic.SUMMARY,)),
+    ("book", (Topic.SUMMARY, Topic.AGGREGATED)),  # the aggregated ones only while polled
     ("pools", (Topic.POOLS, Topic.TRANSFERS, Topic.POSITIONS)),
     ("trades", (Topic.TRADES,)),
     ("market", (Topic.STATS,)),

@@ -5,8 +5,10 @@ Every poll first asks the shared `TokenBudget` whether its cost fits while leavi
 never wait behind background polling. When the most urgent due poll does not fit, the scheduler
 waits for it rather than letting cheaper polls starve it.
 
-Results leave as messages (`tui.desk.messages`) through ``post``: each topic's snapshot, then
-how fresh every pane now is (`FreshnessChanged`). A failure becomes a `PollFailed` (the pane is
+Results leave as messages (`tui.desk.messages`) through ``post``: each topic's snapshot, and
+how fresh every pane now is (`FreshnessChanged`) when a poll turned a pane fresh or stale (the
+ages themselves are reported with the desk's second, `Feed.report_freshness`, so a quiet desk
+draws its status once a second, not after every poll). A failure becomes a `PollFailed` (the pane is
 marked stale, the desk says so once per streak) and never an exception. A failing topic backs
 off (its interval doubles with each failure in a row, up to a cap) and, once any poll gets
 through again, every failing topic polls at once: the desk resumes by itself. A kick (f5, an
@@ -48,6 +50,7 @@ from tui.desk.feed.policy import (
     pane_ages,
 )
 from tui.desk.feed.topics import (
+    HOT_ONLY,
     MONEY_FOLLOW_UP_S,
     MONEY_TOPICS,
     SPECS,
@@ -107,6 +110,7 @@ class Feed:
         self._inflight: set[Topic] = set()
         self._pending: dict[Topic, int] = {}
         self._failures: dict[Topic, int] = {}
+        self._marks_shown: tuple[tuple[str, bool], ...] | None = None
         """Failed polls in a row, per topic: how far its next poll is put off (`backoff_s`)."""
         self._tasks: set[asyncio.Task[bool]] = set()
         self._stopped = asyncio.Event()
@@ -172,6 +176,10 @@ class Feed:
         if outcome.money and outcome.ok:
             self.kick_money()
 
+    def polling(self) -> list[Topic]:
+        """The topics polled now: all but the `HOT_ONLY` ones that are not hot."""
+        return [t for t in self.topics if t not in HOT_ONLY or t in self.hot]
+
     def interval(self, topic: Topic) -> float:
         """Seconds between polls of ``topic`` right now."""
         spec = SPECS[topic]
@@ -201,14 +209,24 @@ class Feed:
         """Every pane's data age and staleness now, and the request tokens in use."""
         now = self.clock()
         ages = pane_ages(
-            self.topics, self.hot, self.last_ok, lambda topic: self.is_stale(topic, now), now
+            self.polling(), self.hot, self.last_ok, lambda topic: self.is_stale(topic, now), now
         )
         # Tokens leave the window as time passes, polls or not.
         return FreshnessChanged(ages, self.budget.used())
 
     def report_freshness(self) -> None:
-        """Post `freshness` (after each poll, and whenever the desk's clock ticks)."""
-        self.post(self.freshness())
+        """Post `freshness` (whenever the desk's clock ticks, and after a failed poll)."""
+        freshness = self.freshness()
+        self._marks_shown = _stale_marks(freshness)
+        self.post(freshness)
+
+    def _report_new_marks(self) -> None:
+        """After a poll: report the freshness at once only when a pane turned fresh or stale
+        (or the panes polled changed); its age is drawn with the next second."""
+        freshness = self.freshness()
+        if _stale_marks(freshness) != self._marks_shown:
+            self._marks_shown = _stale_marks(freshness)
+            self.post(freshness)
 
     async def go_offline(self, reason: str) -> None:
         """The venue went away: stop polling, and every pane says it is stale, and why, now."""
@@ -238,7 +256,7 @@ class Feed:
                 del self._kick_at[topic]
                 self._kicked.add(topic)
         waiting: list[tuple[bool, int, float, Topic]] = []
-        for topic in self.topics:
+        for topic in self.polling():
             if topic in self._inflight:
                 continue
             last = self._last_run.get(topic)
@@ -324,8 +342,8 @@ class Feed:
             await self.poll(topic)
 
     async def refresh_all(self) -> None:
-        """Poll every topic once (start-up, tests, the refresh key)."""
-        await self.refresh(*sorted(self.topics, key=lambda t: SPECS[t].priority))
+        """Poll every topic polled now once (start-up, tests, the refresh key)."""
+        await self.refresh(*sorted(self.polling(), key=lambda t: SPECS[t].priority))
 
     # -- one poll ---------------------------------------------------------------------------
 
@@ -362,7 +380,7 @@ class Feed:
         if isinstance(message, RfqsUpdated) and message.direction == "received":
             message.arrived = self._arrivals.note(message.rfqs)
         self.post(message)
-        self.report_freshness()
+        self._report_new_marks()
         return True
 
     def _watch_money(self, topic: Topic) -> None:
@@ -413,3 +431,9 @@ class Feed:
         self.connection = state
         recovered = state is ConnectionState.CONNECTED and self._news.reconnected()
         self.post(ConnectionChanged(state, detail, recovered))
+
+
+def _stale_marks(freshness: FreshnessChanged) -> tuple[tuple[str, bool], ...]:
+    """The panes of a freshness report and whether each is marked stale (what colours the
+    status bar, the header and the countdown)."""
+    return tuple((age.pane, age.stale) for age in freshness.ages)

@@ -55,6 +55,8 @@ SPECS: dict[Topic, PollSpec] = {
         PollSpec(Topic.POOLS, "settlement_pools", 8.0, 45.0, 3),
         PollSpec(Topic.TRANSFERS, "transfers", 5.0, 20.0, 4),
         PollSpec(Topic.POSITIONS, "portfolio_positions", 5.0, 20.0, 4),
+        # Valued at the mark (10 tokens a page): polled only while the Positions tab is shown.
+        PollSpec(Topic.AGGREGATED, "portfolio_aggregated_positions", 10.0, 60.0, 4),
         PollSpec(Topic.TRADES, "portfolio_trades", 5.0, 20.0, 4),
         PollSpec(Topic.STATS, None, 15.0, 30.0, 5),
         PollSpec(Topic.COMPANIES, "companies", 120.0, 300.0, 0),
@@ -72,16 +74,22 @@ PAGE_LIMITS: dict[Topic, int] = {
     Topic.TRADES: 10_000,
     Topic.TRANSFERS: 10_000,
     Topic.POSITIONS: 10_000,
+    Topic.AGGREGATED: 10_000,
     Topic.COMPANIES: 10_000,
 }
-"""Big pages for the cheap (1 token) list endpoints: one page, one token."""
+"""Big pages for the list endpoints, charged per page: one page, one charge."""
 
 MONEY_FOLLOW_UP_S = 4.0
 """After a money-moving action, the second look: a chain block (2 s in the sandbox) and a poll."""
 QUIET_AFTER_EXPIRY = timedelta(minutes=2)
 """An unaccepted quote this long past its expiry will not change any more."""
 
-MONEY_TOPICS: tuple[Topic, ...] = (Topic.SUMMARY, Topic.POOLS, Topic.POSITIONS)
+HOT_ONLY: frozenset[Topic] = frozenset({Topic.AGGREGATED})
+"""Topics polled only while hot (their tab on screen): one pane reads them and they are dear
+(the aggregated positions cost 10 tokens), so a tab never opened costs nothing. A kick while
+cold waits until the tab shows; a tab that turns them hot polls them at once."""
+
+MONEY_TOPICS: tuple[Topic, ...] = (Topic.SUMMARY, Topic.POOLS, Topic.POSITIONS, Topic.AGGREGATED)
 """What a booked trade, a confirmed transfer or a money-moving action changes."""
 
 

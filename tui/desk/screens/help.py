@@ -19,8 +19,9 @@ from tui.desk.keymap import DeskKeymap
 
 EVERYWHERE: tuple[tuple[str, str], ...] = (
     (
-        "{desk.tab_trade} {desk.tab_pools} {desk.tab_trades} {desk.tab_market}",
-        "Trade · Pools · Trades (blotter) · Market tabs",
+        "{desk.tab_trade} {desk.tab_pools} {desk.tab_trades} {desk.tab_market} "
+        "{desk.tab_positions} {desk.tab_history}",
+        "Trade · Pools · Trades (blotter) · Market · Positions · History tabs",
     ),
     ("{desk.new_rfq}", "new RFQ (structure builder)"),
     (
@@ -63,6 +64,12 @@ was
 · {tracker.approve_deposit} approve deposit · {tracker.back} back
 [b]Other tabs[/b]          Pools: {pools.deposit} deposit · {pools.withdraw} withdraw · \
 {pools.create} create pool · all: esc back to Trade
+                    Market: enter = the listing's detail (mark over the session, quotes by \
+size)
+                    Positions: enter or {positions.expand} per pool · {positions.offset} the \
+RFQ that closes the line
+                    History: {history.kind} records · {history.outcome} outcome · \
+{history.search} search · {history.scorecards} scorecards (fastest first)
 [b]Structure builder[/b]   {builder.add_leg} add leg · {builder.remove_leg} remove leg · \
 {builder.send} send · {builder.hedge} delta-hedge leg (perpetual)
                     {builder.list_previous} {builder.list_next} in expiry and strike: step \

@@ -3,12 +3,12 @@
 The history view lists every RFQ sent and received and every quote made and received,
 newest first: when, what, whom, the prices, the outcome (traded, traded away, expired,
 cancelled, rejected at last look, rejected for funding) and its timings (seconds to the
-first quote or to my quote, time to the accept). ``k`` cycles which records show, ``f``
-which outcomes, ``/`` searches the cells. ``s`` switches to the scorecards: per maker
-(response rate, median seconds to the first quote, share of best prices, win rate,
-last-look reject rate; fastest first) and per taker (my response rate and time, my hit
-ratio). The pane is given the entries and the cards (`show_history`, `show_scorecards`) and
-never reaches the venue.
+first quote or to my quote, time to the accept). ``r`` cycles which records show (not ``k``:
+the vim keys move the table's cursor with it), ``f`` which outcomes, ``/`` searches the
+cells. ``s`` switches to the scorecards: per maker (response rate, median seconds to the
+first quote, share of best prices, win rate, last-look reject rate; fastest first) and per
+taker (my response rate and time, my hit ratio). The pane is given the entries and the cards
+(`show_history`, `show_scorecards`) and never reaches the venue.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ KINDS: tuple[tuple[str, frozenset[EntryKind]], ...] = (
     ("quotes made", frozenset({EntryKind.QUOTE_MADE})),
     ("quotes received", frozenset({EntryKind.QUOTE_RECEIVED})),
 )
-"""What ``k`` cycles through."""
+"""What ``r`` cycles through."""
 
 OUTCOMES: tuple[tuple[str, frozenset[Outcome]], ...] = (
     ("any outcome", frozenset(Outcome)),
@@ -180,7 +180,7 @@ class HistoryPane(Vertical):
 
     BINDINGS = [
         Binding("s", "scorecards", "Scorecards", id="history.scorecards"),
-        Binding("k", "cycle_kind", "Records", id="history.kind"),
+        Binding("r", "cycle_kind", "Records", id="history.kind"),
         Binding("f", "cycle_outcome", "Outcome", id="history.outcome"),
         Binding("slash", "open_search", "Search", show=False, id="history.search"),
         Binding("escape", "back", "Back", id="history.back"),
@@ -271,7 +271,7 @@ class HistoryPane(Vertical):
         self.query_one("#history-filter", Static).update(
             f"{KINDS[self.kind_choice][0]} · {OUTCOMES[self.outcome_choice][0]}"
             + (f" · “{self._text}”" if self._text else "")
-            + f" · {shown:,} of {total:,}   [$text-muted]k records · f outcome · / search"
+            + f" · {shown:,} of {total:,}   [$text-muted]r records · f outcome · / search"
             " · s scorecards[/]"
         )
 
