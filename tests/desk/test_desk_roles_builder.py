@@ -57,7 +57,7 @@ async def test_offset_prefills_the_closing_legs_for_the_counterparty(
         assert isinstance(builder, NewRfqScreen)
         await pilot.pause()
         assert builder.query_one("#underlying-0", Select).value == "ETH"
-        assert builder.query_one("#side-0", Select).value == "sell"
+        assert builder.query_one("#side-0", Select).value == "buy"
         assert builder.query_one("#qty", Input).value == "2.5"
         assert builder.query_one("#targets", SelectionList).selected == [alpha]
         await pilot.press("escape")

@@ -114,7 +114,7 @@ async def test_o_on_a_position_opens_the_builder_with_the_closing_leg(
         assert isinstance(builder, NewRfqScreen)
         await pilot.pause()
         assert builder.query_one("#underlying-0", Select).value == "BTC"
-        assert builder.query_one("#side-0", Select).value == "sell"  # bought: sell to close
+        assert builder.query_one("#side-0", Select).value == "buy"  # held long; sold with s
         assert builder.query_one("#qty", Input).value == "1"
 
 

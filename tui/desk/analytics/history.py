@@ -249,7 +249,7 @@ def rfq_entry(
         rfq_id=rfq.rfq_id,
         at=rfq.created_at,
         taker=rfq.taker_company,
-        maker=booked.maker_company if booked is not None else None,
+        maker=traded_with(rfq, booked),
         structure=structure_words(rfq),
         qty=rfq.qty,
         bid=rfq.best_bid.quote_price if rfq.best_bid else None,
@@ -267,6 +267,18 @@ def rfq_entry(
         targets=tuple(str(t) for t in targets) if isinstance(targets, list | tuple) else (),
         quoted_by=tuple(sorted({q.maker_company for q in quotes})),
     )
+
+
+def traded_with(rfq: RFQ, booked: Quote | None) -> str | None:
+    """The maker an RFQ traded with: the booked quote's, else the one the RFQ's own quote
+    metadata names as booked (the quote itself may not be polled yet, or at all)."""
+    if booked is not None:
+        return booked.maker_company
+    for meta in rfq.quotes_common_metadata.values():
+        maker = meta.get("maker_company")
+        if isinstance(maker, str) and clearing_is_booked(str(meta.get("clearing_status") or "")):
+            return maker
+    return None
 
 
 def entry_to_json(entry: HistoryEntry) -> dict[str, Any]:

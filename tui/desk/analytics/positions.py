@@ -15,6 +15,7 @@ point, ``theta`` USDC per day; ``dollar_delta = delta x mark``, ``dollar_gamma =
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -213,15 +214,73 @@ def _net(ikey: str, holdings: list[Holding], instrument: object) -> NetPosition:
     )
 
 
+@dataclass(frozen=True)
+class _Walked:
+    """What the trade legs say, whatever the marks: realised P&L per holding, each
+    instrument's terms, and each pool's counterparty."""
+
+    realised: dict[tuple[str, str], Realised]
+    instruments: dict[str, Any]
+    counterparties: dict[str, str]
+
+
+class TradeWalk:
+    """The last trade-set walked and what it said, so a marks-only change skips the walk.
+
+    The Positions tab is built again on every valuation poll while it shows (the marks move),
+    but the trades seldom change; the realised-P&L walk over 100,000 legs is most of the cost.
+    The legs of unchanged trades are the same objects from poll to poll
+    (`tui.desk.trade_legs`), so the trade-set is compared by identity, one pass at C speed;
+    a fresh list of equal trades only costs a walk, never a wrong figure.
+    """
+
+    def __init__(self) -> None:
+        self._day_start: datetime | None = None
+        self._trades: list[Trade] = []
+        self._walked: _Walked | None = None
+
+    def of(self, trades: list[Trade], day_start: datetime) -> _Walked:
+        """The walk of ``trades`` (realised from ``day_start``), made again only when they
+        or the day changed."""
+        walked = self._walked
+        if (
+            walked is not None
+            and day_start == self._day_start
+            and len(trades) == len(self._trades)
+            and all(map(operator.is_, trades, self._trades))
+        ):
+            return walked
+        walked = _walk(trades, day_start)
+        self._day_start, self._trades, self._walked = day_start, list(trades), walked
+        return walked
+
+
+def _walk(trades: list[Trade], day_start: datetime) -> _Walked:
+    instruments: dict[str, Any] = {}
+    counterparties: dict[str, str] = {}
+    for trade in trades:
+        instruments.setdefault(instrument_key(trade.instrument), trade.instrument)
+        if trade.pool_location and trade.counterparty:
+            counterparties.setdefault(trade.pool_location, trade.counterparty)
+    return _Walked(realised_by_holding(trades, day_start), instruments, counterparties)
+
+
+_LAST_WALK = TradeWalk()
+"""The desk's one Positions book: its last trade-set walked."""
+
+
 def build_positions(
     positions: Iterable[Position],
     aggregated: Iterable[AggregatedPosition],
     trades: Iterable[Trade],
     day_start: datetime,
+    *,
+    walk: TradeWalk | None = None,
 ) -> PositionBook:
-    """Net positions, totals per underlying and book totals (module docstring)."""
-    trades = list(trades)
-    realised = realised_by_holding(trades, day_start)
+    """Net positions, totals per underlying and book totals (module docstring). The trade
+    legs are walked again only when they changed (`TradeWalk`; the desk's own by default)."""
+    walked = (walk or _LAST_WALK).of(list(trades), day_start)
+    realised = walked.realised
     valued = {
         (a.position_info.pool_location or "", instrument_key(a.position_info.instrument)): a
         for a in aggregated
@@ -231,12 +290,8 @@ def build_positions(
     }
     for key, agg in valued.items():
         open_positions.setdefault(key, _Open.of(agg.position_info))
-    instruments: dict[str, Any] = {}
-    counterparties: dict[str, str] = {}
-    for trade in trades:
-        instruments.setdefault(instrument_key(trade.instrument), trade.instrument)
-        if trade.pool_location and trade.counterparty:
-            counterparties.setdefault(trade.pool_location, trade.counterparty)
+    instruments = dict(walked.instruments)
+    counterparties = walked.counterparties
     for pool_id, ikey in realised:
         if (pool_id, ikey) in open_positions or ikey not in instruments:
             continue

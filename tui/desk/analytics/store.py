@@ -22,6 +22,7 @@ from tui.api.models import RFQ, Quote
 from tui.desk.analytics.history import (
     EntryKind,
     HistoryEntry,
+    Outcome,
     entry_from_json,
     entry_to_json,
     quote_entry,
@@ -68,9 +69,19 @@ class HistoryLog:
         return self._entries.get(key)
 
     def _settled(self, key: str, rfq_key: str) -> bool:
+        """Whether an entry is final and built from all it needs, so it is not built again.
+
+        Its RFQ must be known and final too (at start-up quotes are polled before RFQs: a
+        quote built without its RFQ has no structure or qty yet), and an RFQ that traded must
+        know its maker (the RFQ may be polled before the quote that traded).
+        """
         entry = self._entries.get(key)
         rfq = self._entries.get(rfq_key)
-        return entry is not None and entry.outcome.final and (rfq is None or rfq.outcome.final)
+        if entry is None or rfq is None or not entry.outcome.final or not rfq.outcome.final:
+            return False
+        return not (entry.kind is EntryKind.RFQ_SENT and entry.outcome is Outcome.TRADED) or (
+            entry.maker is not None
+        )
 
     def update(
         self,

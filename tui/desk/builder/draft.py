@@ -20,7 +20,9 @@ from tui.api.models import (
     Leg,
     PerpetualFutureInstrument,
     SpotInstrument,
+    TradeSide,
     VanillaOptionInstrument,
+    instrument_label,
 )
 from tui.api.types import decimal_to_wire
 
@@ -80,6 +82,9 @@ class StructureDraft:
     legs: tuple[LegDraft, ...]
     qty: str = "1"
     targets: tuple[str, ...] | None = None
+    purpose: str = ""
+    """What the RFQ is for, in words the builder shows (an offset: which way to trade it);
+    not kept in a template."""
 
     def words(self) -> str:
         """The structure in one line: ``qty 2: buy 1 x BTC ... call, sell 1 x BTC perpetual``."""
@@ -166,6 +171,35 @@ def structure_draft(
         qty=quantity,
         targets=None if targets is None else tuple(targets),
     )
+
+
+def offset_draft(
+    closing: Iterable[Leg], qty: Decimal, targets: Iterable[str] | None = None
+) -> StructureDraft:
+    """The RFQ that closes a position, built so the trade reads as what the trader does.
+
+    ``closing`` are the trades that close the position (a long's: sell). An RFQ's legs are
+    what the taker gets when buying the structure (lifting the ask); selling it (hitting the
+    bid) trades every leg the other way (`tui.desk.clearing.leg_fills`). So closing a long
+    with a "sell BTC-PERP" structure would mean *buying* a structure priced below zero. The
+    draft instead holds the instrument as bought (its first leg a buy), and says which way
+    to trade it: to close a long you sell the structure, at a maker's bid.
+    """
+    legs = list(closing)
+    sell = bool(legs) and str(legs[0].side) == TradeSide.SELL
+    flip = {TradeSide.BUY.value: TradeSide.SELL, TradeSide.SELL.value: TradeSide.BUY}
+    held = [leg.model_copy(update={"side": flip[str(leg.side)]}) for leg in legs] if sell else legs
+    amount = _plain(qty)
+    names = ", ".join(f"{_ratio(leg, amount)} {instrument_label(leg.instrument)}" for leg in held)
+    if sell:
+        purpose = f"to close your long {names} you sell: on its quotes press s (sell at bid)"
+    else:
+        purpose = f"to close your short {names} you buy: on its quotes press b (buy at ask)"
+    return replace(structure_draft(held, amount, targets), purpose=purpose)
+
+
+def _ratio(leg: Leg, qty: str) -> str:
+    return qty if leg.ratio == 1 else _plain(Decimal(qty) * leg.ratio)
 
 
 EMPTY = StructureDraft(legs=(LegDraft(),))

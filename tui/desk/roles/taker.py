@@ -20,9 +20,17 @@ from pathlib import Path
 
 from tui.api.client import ServiceClient
 from tui.api.lifecycle import QuoteState
-from tui.api.models import RFQ, AcceptQuoteRequest, Leg, NewRfqRequest, Quote, TradeSide
+from tui.api.models import (
+    RFQ,
+    AcceptQuoteRequest,
+    Leg,
+    NewRfqRequest,
+    Quote,
+    TradeSide,
+    instrument_label,
+)
 from tui.api.writes import Intent, WriteKind
-from tui.desk.builder.draft import StructureDraft, structure_draft
+from tui.desk.builder.draft import StructureDraft, offset_draft
 from tui.desk.clearing import gross_notional, leg_fills, quote_is_open
 from tui.desk.messages import ActionKind, RecordIds, Topic
 from tui.desk.roles.guard import accept_reasons, ask_again, guardrail_settings
@@ -43,6 +51,17 @@ def premium_words(side: TradeSide, price: Decimal, qty: Decimal | None) -> str:
     amount = price * qty
     pays = (amount >= 0) == (side is TradeSide.BUY)
     return f"{fmt.money(abs(amount))} USDC {'you pay' if pays else 'you receive'}"
+
+
+def you_trade(rfq: RFQ, side: TradeSide) -> str:
+    """What the taker trades, leg by leg, when buying or selling ``rfq``'s structure:
+    ``sell 1 BTC-PERP`` (selling the structure trades every leg the other way)."""
+    words = []
+    for leg in rfq.structure.legs:
+        buys = (str(leg.side) == TradeSide.BUY) == (side is TradeSide.BUY)
+        qty = fmt.qty(rfq.qty * leg.ratio)
+        words.append(f"{'buy' if buys else 'sell'} {qty} {instrument_label(leg.instrument)}")
+    return ", ".join(words)
 
 
 @dataclass(frozen=True)
@@ -109,11 +128,13 @@ class TakerRole:
         self, legs: Iterable[Leg], qty: Decimal, counterparty: str | None, pool_id: str | None
     ) -> None:
         """The builder filled with the RFQ that closes or reduces a position: ``legs`` (the
-        position's, sides turned), ``qty``, asked of ``counterparty`` (None: the builder's
-        own choice, the market makers). An RFQ cannot name a pool: the toast says which pool
-        the position is in, for the trader to pick the quote that clears there."""
+        trades that close it: the position's, sides turned; the builder shows the structure
+        as held and says which way to trade it, `offset_draft`), ``qty``, asked of
+        ``counterparty`` (None: the builder's own choice, the market makers). An RFQ cannot
+        name a pool: the toast says which pool the position is in, for the trader to pick
+        the quote that clears there."""
         targets = [counterparty] if counterparty else None
-        self.open_builder(structure_draft(legs, qty, targets))
+        self.open_builder(offset_draft(legs, qty, targets))
         if pool_id is not None and self.desk.book.counterparties():
             self.desk.notify(f"offsetting the position in {self.desk.book.pool_name(pool_id)}")
 
@@ -128,8 +149,10 @@ class TakerRole:
 
         async def send(_client: ServiceClient) -> Done:
             rfq: RFQ = await self.runner.send(Intent.of(WriteKind.RFQ, request))
+            count = len(request.target_companies)
             return Done(
-                f"RFQ {fmt.short_id(rfq.rfq_id)} sent to {len(request.target_companies)} companies",
+                f"RFQ {fmt.short_id(rfq.rfq_id)} sent to {count}"
+                f" {'company' if count == 1 else 'companies'}",
                 record=rfq,
                 refresh=(Topic.RFQS_SENT,),
             )
@@ -189,8 +212,10 @@ class TakerRole:
             else ""
         )
         which = "ask" if side is TradeSide.BUY else "bid"
+        doing = f"you       [b]{you_trade(rfq, side)}[/b]\n" if rfq else ""
         return (
             f"[b {tone}]{side_word}[/] {fmt.qty(qty)} x {structure}\n"
+            f"{doing}"
             f"price     [b]{fmt.price(price)}[/b]  "
             f"({which} of {maker}, quote {fmt.short_id(terms.quote_id)}{age})\n"
             f"notional  [b]{fmt.money(notional)}[/b] USDC  (Σ |leg qty x leg price|)\n"

@@ -195,7 +195,7 @@ class NewRfqScreen(BuildingFast, ModalScreen[RFQ | None]):
         self.query_one("#choice-strip").display = False
         self.note(" · ".join(self.templates.problems))
         if self.prefill is not None:
-            await self.load(self.prefill)
+            await self.load(self.prefill, self.prefill.purpose)
         else:
             await self._mount_leg(EMPTY.legs[0])
         show_errors(self, {})

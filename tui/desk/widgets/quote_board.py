@@ -5,8 +5,10 @@ RFQ, ``escape`` goes back to the inbox. The board asks; the taker role confirms 
 quote: maker, price, age; side, qty, notional, pool) and sends, and a refusal comes back to the
 board's error line. The best bid and the best ask are marked (★), wherever they sit: the rows
 are sorted tightest ask first, so the best bid may be lower down. The cursor stays on its
-quote when the rows re-sort. While another of my trades on the RFQ is clearing, ``b`` and
-``s`` are not offered (the venue would refuse): the hint line says why.
+quote when the rows re-sort, and onto its maker's requote when the quote is replaced; when it
+goes with no requote, ``b`` and ``s`` trade nothing until the trader looks (`BoardTable`).
+While another of my trades on the RFQ is clearing, ``b`` and ``s`` are not offered (the venue
+would refuse): the hint line says why.
 
 Each quote is judged against fair, the RFQ's structure price (`quote_figures`): its edge on
 each side in bps and in price (positive: what the maker earns against fair, so what the taker
@@ -22,6 +24,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -68,6 +71,11 @@ COLUMNS = (
 expiry, the edges in bps, and last the implied vols (an option trader reads vol first); ``v``
 shows them all. The IV columns are not shown for a structure without options."""
 IV_COLUMNS = frozenset({"iv_bid", "iv_ask"})
+PRICE_COLUMNS = tuple(
+    (i, c.key) for i, c in enumerate(COLUMNS) if c.key in ("bid", "ask", "bid_edge", "ask_edge")
+)
+"""The columns whose numbers are never cut: they widen to the longest (a negative best price
+with its ★ is the longest of all)."""
 
 BEST = "★"
 """Marks the best bid and the best ask on the board."""
@@ -238,6 +246,7 @@ class QuoteBoard(Vertical):
             f"  qty {fmt.qty(rfq.qty)}  {state}  {third}"
         )
         quotes = board_quotes(rfq, self.book, now)
+        before = self._quotes
         self._quotes = {q.quote_id: q for q in quotes}
         best_bid = max((q.bid for q in quotes if q.bid is not None), default=None)
         best_ask = min((q.ask for q in quotes if q.ask is not None), default=None)
@@ -265,8 +274,26 @@ class QuoteBoard(Vertical):
                 )
             )
         table.leave_out(() if pricing.has_options else IV_COLUMNS)
+        table.widen(
+            {
+                key: max((cell_len(str(cells[i])) for _, cells in rows), default=0)
+                for i, key in PRICE_COLUMNS
+            }
+        )
         table.merge(rows, prune=True)
+        self._follow_maker(before)
         self._show_hint()
+
+    def _follow_maker(self, before: dict[str, BoardQuote]) -> None:
+        """When the chosen quote went and its maker quoted again, the cursor goes onto the
+        requote: the maker is what the trader chose (``b`` confirms the new price before any
+        trade). With no requote, no quote is chosen until the trader looks (`BoardTable`)."""
+        lost = before.get(self.table.lost_key or "")
+        if lost is None or lost.maker is None:
+            return
+        again = next((q for q in self._quotes.values() if q.maker == lost.maker), None)
+        if again is not None:
+            self.table.select_key(again.quote_id)
 
     def pricing_of(self, rfq: RFQ) -> Pricing:
         """What ``rfq``'s quotes are judged against: solved again only when its fair value
@@ -319,8 +346,9 @@ class QuoteBoard(Vertical):
 
     @property
     def selected_quote(self) -> BoardQuote | None:
-        """The quote under the cursor."""
-        key = self.table.selected_key
+        """The quote the trader chose: under the cursor, and not one that slid there when
+        the chosen quote went (None then, until the trader moves the cursor)."""
+        key = self.table.chosen_key
         return self._quotes.get(key) if key else None
 
     def select_quote(self, quote_id: str) -> None:
@@ -347,6 +375,12 @@ class QuoteBoard(Vertical):
             self.show_error(f"this RFQ is {self.rfq.rfq_status}")
             return
         quote = self.selected_quote
+        if quote is None and self.table.lost_key is not None:
+            self.show_error(
+                "the quote you were on is gone (withdrawn, expired or requoted):"
+                " move the cursor to choose a quote"
+            )
+            return
         if quote is None:
             self.show_error("no quote selected")
             return
