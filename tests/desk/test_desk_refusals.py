@@ -13,6 +13,7 @@ from typing import Any
 from textual.widgets import Input, Static
 
 from tests.desk.kit.desk import SIZE, DeskFactory, refresh, settle
+from tests.desk.kit.tabs import show_tab
 from tests.desk.kit.venue import pool_between
 from tui.api.errors import Conflict
 from tui.desk.messages import ActionKind, ActionOutcome, RecordIds, Topic
@@ -46,7 +47,7 @@ async def test_the_ticket_pools_pane_and_builder_say_a_refusal_in_words(
         shown = _shown(ticket.query_one("#err-form", Static))
         assert WORDS in shown and "rejected_maker" not in shown
 
-        pools = app.query_one(PoolsPane)
+        pools = await show_tab(app, pilot, "pools", PoolsPane)  # built when first shown
         pools.show_outcome(_refused(ActionKind.NEW_POOL))
         await pilot.pause()
         shown = _shown(pools.query_one("#pools-error", Static))
@@ -68,10 +69,10 @@ async def test_a_deposit_the_venue_refuses_keeps_its_dialog_with_the_reason_unde
     app = desk()
     async with app.run_test(size=SIZE) as pilot:
         await refresh(app, pilot, Topic.COMPANIES, Topic.POOLS, Topic.TRANSFERS)
-        await pilot.press("2")
+        pools = await show_tab(app, pilot, "pools", PoolsPane)
         async with sandbox.client("DESK") as mine:
             pool = await pool_between(mine, sandbox.company_ids["ALPHA"])
-        app.query_one(PoolsPane).pools_table.select_key(pool.pool_id)
+        pools.pools_table.select_key(pool.pool_id)
         await pilot.pause()
         await pilot.press("d")
         await pilot.pause()

@@ -11,12 +11,13 @@ from __future__ import annotations
 import random
 from decimal import Decimal, InvalidOperation
 from types import EllipsisType
-from typing import Any, ClassVar
-
-import httpx
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from tui.api.jsonwire import decode_json
 from tui.api.models import ErrorCode
+
+if TYPE_CHECKING:  # httpx loads with the client that sends, not with its errors
+    import httpx
 
 __all__ = [
     "MAX_RESET_HINT_MS",
@@ -276,16 +277,6 @@ def error_from_response(response: httpx.Response, endpoint: str = "") -> ApiErro
     return cls(message, status=status, code=code, endpoint=endpoint)
 
 
-_NEVER_LEFT = (
-    httpx.ConnectError,
-    httpx.ConnectTimeout,
-    httpx.PoolTimeout,
-    httpx.ProxyError,
-    httpx.UnsupportedProtocol,
-)
-"""Failures before a connection to the venue was open: the request provably never left."""
-
-
 def transport_error(exc: httpx.TransportError, endpoint: str) -> ConnectionLost:
     """The `ConnectionLost`/`RequestTimeout` for an httpx transport failure.
 
@@ -295,7 +286,16 @@ def transport_error(exc: httpx.TransportError, endpoint: str) -> ConnectionLost:
     error or timeout, a dropped connection, a protocol error) may come after the venue got the
     request, so a write must then be resolved by reading, never resent blindly.
     """
-    maybe_sent = not isinstance(exc, _NEVER_LEFT)
+    import httpx  # loaded already: the failure is httpx's
+
+    never_left = (  # failures before a connection to the venue was open
+        httpx.ConnectError,
+        httpx.ConnectTimeout,
+        httpx.PoolTimeout,
+        httpx.ProxyError,
+        httpx.UnsupportedProtocol,
+    )
+    maybe_sent = not isinstance(exc, never_left)
     detail = type(exc).__name__
     text = str(exc).strip()
     if text:

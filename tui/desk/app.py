@@ -47,7 +47,7 @@ from tui.desk.messages import (
 )
 from tui.desk.panes import DeskPanes, LinkNews, while_running
 from tui.desk.role_set import RoleSet
-from tui.desk.roles.journals import journal_path_for
+from tui.desk.roles.journals import history_path_for, journal_path_for
 from tui.desk.routing import pools_problem, route
 from tui.desk.screen_set import ScreenSet
 from tui.desk.session import Connection, Connector
@@ -98,7 +98,7 @@ class DeskApp(RoleSet, ScreenSet, App[None]):
         self.alert_settings = alert_settings or AlertSettings()  # and its [alerts]
         self._fixed_clock = clock
         self.export_dir = export_dir or data_dir() / "exports"
-        self.book = DeskBook(history_path=self.export_dir.parent / "history.jsonl")
+        self.book = DeskBook(history_path=history_path_for(self.export_dir.parent, connector.label))
         self.link = VenueLink(
             self,
             connector,

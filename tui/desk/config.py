@@ -1,4 +1,4 @@
-"""Desk settings (pydantic-settings): defaults < config.toml < environment < command line.
+"""Desk settings: defaults < config.toml < environment < command line.
 
     # ~/.config/rfq-desk/config.toml  (mode 0600 once it holds an api_secret)
     theme = "desk-dark"
@@ -18,7 +18,8 @@
     [alerts.rfq_received]
     bell = false
 
-`DeskSettings` is the file's top level, `Profile` one ``[profiles.NAME]`` table, and
+`DeskSettings` is the file's top level, `Profile` one ``[profiles.NAME]`` table (both
+pydantic-settings models of `tui.desk.config_models`, importable from here), and
 `tui.desk.config_tables` the ``[guardrails]`` and ``[alerts]`` tables; every field says what it
 is for, and `ENV_NAMES` / `env_name` which variable overrides it. The environment overrides
 the file per field: ``RFQ_DESK_THEME`` and ``RFQ_DESK_PROFILE`` the top level,
@@ -34,37 +35,72 @@ overrides both. A value refused names its field and where it was written: the fi
 Secrets are `SecretStr` (a logged profile or a validation error never shows them), and a
 config file holding an ``api_secret`` that group or others may read is refused with the
 ``chmod 600`` that fixes it (`tui.paths.refuse_exposed`).
+
+`desk_start` is what ``rfq-desk`` opens with. The models, and pydantic with them, load only
+when there is something to check: a desk started with nothing configured but the theme, the
+default profile and the keys, on the sandbox, reads them as they are and paints its first frame
+without waiting for pydantic (issue 11).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import tomllib
 from collections.abc import Mapping
+from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import (
-    AliasChoices,
-    BaseModel,
-    ConfigDict,
-    Field,
-    SecretStr,
-    ValidationError,
-    field_validator,
-    model_validator,
-)
-from pydantic_settings import SettingsConfigDict
-
-from tui.desk.config_errors import located_errors
 from tui.desk.config_sources import ENV_NAMES as ENV_NAMES
-from tui.desk.config_sources import ENV_NESTING, ENV_PREFIX, Layered, reading
+from tui.desk.config_sources import ENV_PREFIX as ENV_PREFIX
+from tui.desk.config_sources import desk_variables, reading
 from tui.desk.config_sources import env_name as env_name
-from tui.desk.config_tables import AlertsTable, GuardrailsTable
 from tui.paths import ExposedSecretError, config_dir, refuse_exposed, write_private_file
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
+    from tui.desk.alerts import AlertSettings
+    from tui.desk.config_models import DeskConfig, DeskSettings, Profile, ProfileOverrides
+    from tui.desk.guardrails import GuardrailSettings
+
+__all__ = [
+    "ENV_NAMES",
+    "ENV_PREFIX",
+    "SANDBOX_PROFILE",
+    "ConfigError",
+    "DeskConfig",
+    "DeskSettings",
+    "DeskStart",
+    "Profile",
+    "ProfileOverrides",
+    "default_config_path",
+    "desk_start",
+    "env_name",
+    "holds_secret",
+    "load_config",
+    "read_config_table",
+    "remember_theme",
+    "resolve_profile",
+    "save_config_text",
+    "theme_dirs",
+]
+
+_MODELS = frozenset({"DeskConfig", "DeskSettings", "Profile", "ProfileOverrides"})
+"""The names of `tui.desk.config_models` this module gives, loading it at the first use."""
+
+
+def __getattr__(name: str) -> Any:
+    """A settings model (`_MODELS`), loaded with pydantic at the first use."""
+    if name not in _MODELS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from tui.desk import config_models
+
+    value = getattr(config_models, name)
+    globals()[name] = value
+    return value
+
 
 SANDBOX_PROFILE = "sandbox"
 """The profile name that means the built-in sandbox exchange."""
@@ -87,107 +123,6 @@ def theme_dirs() -> list[Path]:
     return [repo_themes, config_dir() / "themes"]
 
 
-def _http_url(value: str | None) -> str | None:
-    if value is None:
-        return None
-    value = value.strip().rstrip("/")
-    if not value.startswith(("http://", "https://")):
-        raise ValueError("must start with http:// or https://")
-    return value
-
-
-class Profile(BaseModel):
-    """One venue the desk can connect to: where it is and the company's credentials."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    name: str = Field(description="The profile's name, as given to --profile.")
-    base_url: str = Field(description="Trading API base address; paths start with /v1.")
-    stats_base_url: str | None = Field(
-        default=None, description="Public statistics base address; None shows no market stats."
-    )
-    api_key: str = Field(description="API key of the company, from the venue's settings pages.")
-    api_secret: SecretStr = Field(description="API secret (hex); never shown or logged.")
-    keystore: Path | None = Field(
-        default=None,
-        description="Encrypted wallet keystore (`rfq-desk wallet import`) that signs deposit "
-        "permits; its passphrase is asked each time a permit is signed.",
-    )
-
-    @field_validator("base_url", "stats_base_url")
-    @classmethod
-    def _http_url(cls, value: str | None) -> str | None:
-        return _http_url(value)
-
-    @field_validator("keystore")
-    @classmethod
-    def _expand(cls, value: Path | None) -> Path | None:
-        return value.expanduser() if value is not None else None
-
-
-class DeskSettings(Layered):
-    """The whole config file: look, default profile, the profiles, guardrails and alerts."""
-
-    model_config = SettingsConfigDict(
-        env_prefix=ENV_PREFIX,
-        env_nested_delimiter=ENV_NESTING,
-        extra="ignore",
-        populate_by_name=True,
-    )
-
-    theme: str | None = Field(
-        default=None,
-        description="Theme the desk opens with (env RFQ_DESK_THEME, --theme); "
-        "`rfq-desk --theme nosuch` lists the themes.",
-    )
-    default_profile: str | None = Field(
-        default=None,
-        validation_alias=AliasChoices("default_profile", ENV_NAMES["default_profile"].lower()),
-        description="Profile opened by a bare `rfq-desk` (env RFQ_DESK_PROFILE, --profile); "
-        "None or 'sandbox' means the built-in sandbox.",
-    )
-    profiles: dict[str, Profile] = Field(
-        default_factory=dict, description="The venue profiles, one [profiles.NAME] table each."
-    )
-    guardrails: GuardrailsTable = Field(
-        default_factory=GuardrailsTable,
-        description="[guardrails]: when a quote, an accept or an RFQ asks for a second "
-        "confirmation (env RFQ_DESK_GUARDRAILS__<FIELD>).",
-    )
-    alerts: AlertsTable = Field(
-        default_factory=AlertsTable,
-        description="[alerts]: quiet mode, and bell/flash/toast per kind of alert in "
-        "[alerts.<kind>] (env RFQ_DESK_ALERTS__QUIET, RFQ_DESK_ALERTS__<KIND>__<WAY>).",
-    )
-
-    @model_validator(mode="before")
-    @classmethod
-    def _name_profiles(cls, data: Any) -> Any:
-        if isinstance(data, dict) and isinstance(data.get("profiles"), dict):
-            data = dict(data)
-            data["profiles"] = {
-                name: {**body, "name": name} if isinstance(body, dict) else body
-                for name, body in data["profiles"].items()
-            }
-        return data
-
-
-DeskConfig = DeskSettings
-"""The former name of `DeskSettings`."""
-
-
-class ProfileOverrides(Layered):
-    """The environment's overrides of the selected profile, field by field (None: not set)."""
-
-    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore")
-
-    base_url: str | None = Field(default=None, description="RFQ_DESK_BASE_URL")
-    stats_base_url: str | None = Field(default=None, description="RFQ_DESK_STATS_BASE_URL")
-    api_key: str | None = Field(default=None, description="RFQ_DESK_API_KEY")
-    api_secret: SecretStr | None = Field(default=None, description="RFQ_DESK_API_SECRET")
-    keystore: Path | None = Field(default=None, description="RFQ_DESK_KEYSTORE")
-
-
 def _field_errors(error: ValidationError) -> str:
     parts = []
     for item in error.errors():
@@ -208,6 +143,8 @@ def read_config_table(path: Path) -> dict[str, Any]:
     """The config file's tables (a missing file is empty); one holding a secret must be 0600."""
     if not path.exists():
         return {}
+    import tomllib  # only when there is a file to read
+
     try:
         with path.open("rb") as handle:
             table = tomllib.load(handle, parse_float=Decimal)  # money is never a float
@@ -234,7 +171,23 @@ def load_config(
     (the command line's ``--theme``/``--profile``)."""
     env = os.environ if env is None else env
     path = path or default_config_path(env)
-    table = read_config_table(path)
+    return _checked(read_config_table(path), path, env, theme=theme, profile=profile)
+
+
+def _checked(
+    table: dict[str, Any],
+    path: Path,
+    env: Mapping[str, str],
+    *,
+    theme: str | None = None,
+    profile: str | None = None,
+) -> DeskSettings:
+    """The file's ``table`` and ``env`` through the settings models, every value checked."""
+    from pydantic import ValidationError
+
+    from tui.desk.config_errors import located_errors
+    from tui.desk.config_models import DeskSettings
+
     given: dict[str, Any] = {"theme": theme, "default_profile": profile}
     try:
         with reading(env, table):
@@ -251,6 +204,10 @@ def resolve_profile(
     ``name`` (from --profile) wins over the config's default. A name that is not configured is
     still usable when the environment supplies at least base_url, api_key and api_secret.
     """
+    from pydantic import SecretStr, ValidationError
+
+    from tui.desk.config_models import Profile, ProfileOverrides
+
     env = os.environ if env is None else env
     chosen = name or config.default_profile
     if chosen is None or chosen == SANDBOX_PROFILE:
@@ -278,6 +235,78 @@ def resolve_profile(
         raise ConfigError(f"profile {chosen!r}: {_field_errors(error)}") from None
 
 
+@dataclass(frozen=True)
+class DeskStart:
+    """What ``rfq-desk`` opens with, from the config file and the environment."""
+
+    theme: str | None
+    """The configured theme (``--theme`` goes over it); None: the default."""
+    profile: Profile | None
+    """The venue, the environment's overrides applied; None: the built-in sandbox."""
+    guardrails: GuardrailSettings
+    """``[guardrails]``: when a quote, an accept or an RFQ asks again."""
+    alerts: AlertSettings
+    """``[alerts]``: how each kind of alert shows."""
+
+
+_PLAIN_KEYS = frozenset({"theme", "default_profile", "keymap", "keymap_preset"})
+"""Top-level keys of a file the settings models need not read when their values are strings
+(the keys' own entries are `tui.desk.keymap`'s to check)."""
+
+_PLAIN_VARIABLES = frozenset(
+    ENV_NAMES[name].lower() for name in ("config", "theme", "default_profile")
+)
+"""The desk's variables the settings models need not read (any text is a valid value)."""
+
+
+def desk_start(
+    profile: str | None = None, path: Path | None = None, env: Mapping[str, str] | None = None
+) -> DeskStart:
+    """What the desk opens with: the profile ``profile`` names (``--profile``) or the configured
+    one, the configured theme, guardrails and alerts; a `ConfigError` says what is refused.
+
+    Nothing to check (see module docs: `_plain_start`) is read as it is; anything else goes
+    through `load_config` and `resolve_profile`, every value checked.
+    """
+    env = os.environ if env is None else env
+    path = path or default_config_path(env)
+    table = read_config_table(path)
+    plain = _plain_start(table, env, profile)
+    if plain is not None:
+        return plain
+    settings = _checked(table, path, env)
+    return DeskStart(
+        theme=settings.theme,
+        profile=resolve_profile(settings, profile, env),
+        guardrails=settings.guardrails.settings(),
+        alerts=settings.alerts.settings(),
+    )
+
+
+def _plain_start(
+    table: Mapping[str, Any], env: Mapping[str, str], profile: str | None
+) -> DeskStart | None:
+    """The start when nothing needs the settings models: the file sets at most the theme, the
+    default profile (text) and the keys, the environment at most the file, the theme and the
+    profile, and the sandbox is chosen. Then the guardrails and alerts are their defaults. None
+    when anything else is set: the models check it (and word any refusal)."""
+    variables = desk_variables(env)
+    if not (table.keys() <= _PLAIN_KEYS and variables.keys() <= _PLAIN_VARIABLES):
+        return None
+    filed = {key: table[key] for key in ("theme", "default_profile") if key in table}
+    if not all(isinstance(value, str) for value in filed.values()):
+        return None
+    theme = variables.get(ENV_NAMES["theme"].lower(), filed.get("theme"))
+    default = variables.get(ENV_NAMES["default_profile"].lower(), filed.get("default_profile"))
+    chosen = profile or default
+    if chosen is not None and chosen != SANDBOX_PROFILE:
+        return None
+    from tui.desk.alerts import AlertSettings
+    from tui.desk.guardrails import GuardrailSettings
+
+    return DeskStart(theme, None, GuardrailSettings(), AlertSettings())
+
+
 _THEME_LINE = re.compile(
     r"""^(?P<lead>\s*theme\s*=\s*)(?P<value>"(?:[^"\\]|\\.)*"|'[^']*')(?P<tail>\s*(?:\#.*)?)$"""
 )
@@ -294,6 +323,9 @@ def remember_theme(
     existing top-level ``theme`` line keeps its trailing comment; otherwise the line goes
     before the first table. A file that would no longer parse is left alone (`ConfigError`).
     """
+    import json
+    import tomllib
+
     path = path or default_config_path(env)
     try:
         text = path.read_text(encoding="utf-8") if path.exists() else ""

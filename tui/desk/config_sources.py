@@ -1,10 +1,10 @@
-"""Where the desk's settings come from, for pydantic-settings: the environment and the file.
+"""Where the desk's settings come from: the environment's names, and what one load reads.
 
 The environment's names (`ENV_NAMES`, `env_name`: ``RFQ_DESK_THEME``,
-``RFQ_DESK_GUARDRAILS__MAX_NOTIONAL``) and `Layered`, the base of the settings classes of
-`tui.desk.config`, which reads, highest first, the command line (init arguments), the
-environment and the config file's tables. `reading` hands one load its environment (tests pass
-their own mapping) and its file's tables.
+``RFQ_DESK_GUARDRAILS__MAX_NOTIONAL``) and `reading`, which hands one load its environment
+(tests pass their own mapping) and its file's tables; the settings classes of
+`tui.desk.config_models` read both (highest first: the command line, the environment, the
+file). Nothing here loads pydantic: the names are needed before the first frame.
 """
 
 from __future__ import annotations
@@ -13,13 +13,6 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
-
-from pydantic_settings import (
-    BaseSettings,
-    EnvSettingsSource,
-    InitSettingsSource,
-    PydanticBaseSettingsSource,
-)
 
 ENV_PREFIX = "RFQ_DESK_"
 
@@ -47,6 +40,14 @@ def env_name(*path: str) -> str:
     return ENV_PREFIX + ENV_NESTING.join(path).upper()
 
 
+def desk_variables(env: Mapping[str, str]) -> dict[str, str]:
+    """The desk's variables that are set (not empty), by lower-case name, as the settings read
+    them (names are not case-sensitive)."""
+    prefix = ENV_PREFIX.lower()
+    lowered = {name.lower(): value for name, value in env.items() if value}
+    return {name: value for name, value in lowered.items() if name.startswith(prefix)}
+
+
 # What one `load_config` reads: its environment and its file's tables (sources are built by a
 # classmethod, so they are handed over here rather than through the constructor).
 READING: ContextVar[tuple[Mapping[str, str], dict[str, Any]]] = ContextVar("READING")
@@ -60,41 +61,3 @@ def reading(env: Mapping[str, str], table: dict[str, Any]) -> Iterator[None]:
         yield
     finally:
         READING.reset(token)
-
-
-class GivenEnv(EnvSettingsSource):
-    """pydantic-settings' environment source over a given mapping (tests pass their own)."""
-
-    def __init__(self, settings_cls: type[BaseSettings], environ: Mapping[str, str]) -> None:
-        self._environ = environ
-        super().__init__(settings_cls)
-
-    def _load_env_vars(self) -> Mapping[str, str | None]:
-        # Only RFQ_DESK_* names: a field's alias (default_profile) must not match a stray
-        # variable of that bare name. Profiles are the file's; their fields are overridden
-        # through `ProfileOverrides`, never as RFQ_DESK_PROFILES__NAME__FIELD.
-        prefix = ENV_PREFIX.lower()
-        lowered = {name.lower(): value for name, value in self._environ.items() if value}
-        return {
-            name: value
-            for name, value in lowered.items()
-            if name.startswith(prefix) and not name.startswith(f"{prefix}profiles")
-        }
-
-
-class Layered(BaseSettings):
-    """Settings read from, highest first: the command line, the environment, the file."""
-
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        """Command line (init arguments) > environment > config.toml > defaults."""
-        env, table = READING.get(({}, {}))
-        file_settings = InitSettingsSource(settings_cls, table)
-        return (init_settings, GivenEnv(settings_cls, env), file_settings)

@@ -10,14 +10,16 @@ tests both open the desk from it.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from pydantic import SecretStr
+from tui.desk.config import SANDBOX_PROFILE
 
-from tui.desk.config import SANDBOX_PROFILE, Profile
+if TYPE_CHECKING:  # pydantic loads at connect, not before the first frame
+    from pydantic import SecretStr
+
+    from tui.desk.config import Profile
 
 SANDBOX_COMPANY = "DESK"
 """The seeded company the desk trades as in the sandbox."""
@@ -108,6 +110,8 @@ def connection_from_credentials(
 
     The company's writer key is used (a reader key cannot trade).
     """
+    from pydantic import SecretStr
+
     entries = document.get("companies")
     if not isinstance(entries, list):
         raise SessionError("the sandbox credentials file lists no companies")
@@ -142,6 +146,8 @@ def connection_from_credentials(
 
 def read_credentials_file(path: Path) -> dict[str, Any]:
     """The credentials document, or a `SessionError` saying what is wrong with the file."""
+    import json  # read at connect, not before the first frame
+
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:

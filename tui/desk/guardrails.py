@@ -21,13 +21,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
-from tui.api.models import (
-    RFQ,
-    Structure,
-    TradeSide,
-)
-from tui.desk.analytics.edge import quote_edge
+from tui.api.models import TradeSide
+
+if TYPE_CHECKING:  # the settings are read before the first frame; the models load later
+    from tui.api.models import RFQ, Structure
 
 
 @dataclass(frozen=True)
@@ -52,6 +51,8 @@ def _plain(value: Decimal) -> str:
 def _side_off(
     side: str, price: Decimal, fair: Decimal, limit: Decimal, reference: Decimal | None
 ) -> str | None:
+    from tui.desk.analytics.edge import quote_edge  # with the first check, not the settings
+
     edge = quote_edge(
         fair,
         price if side == "bid" else None,

@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import difflib
 import importlib
-import pkgutil
-import tomllib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -88,6 +86,8 @@ class Scope:
 def desk_scopes() -> tuple[Scope, ...]:
     """Every class of the desk with bindings (the app, its panes and screens), merged as
     Textual merges them (a class's own ``BINDINGS`` over its bases')."""
+    import pkgutil
+
     importlib.import_module("tui.desk.app")
     for package in ("tui.desk.widgets", "tui.desk.screens"):
         module = importlib.import_module(package)
@@ -234,6 +234,8 @@ def read_keymap(path: Path) -> DeskKeymap:
 
 def parse_keymap(text: str, path: Path | None = None) -> DeskKeymap:
     """Check the ``keymap_preset`` and ``[keymap]`` of a config text (see module docs)."""
+    import tomllib  # only when there is a config file
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:

@@ -18,9 +18,8 @@ from textual.theme import BUILTIN_THEMES as TEXTUAL_THEMES
 from tui.desk.config import (
     ConfigError,
     default_config_path,
-    load_config,
+    desk_start,
     remember_theme,
-    resolve_profile,
     theme_dirs,
 )
 from tui.desk.keymap import read_keymap, use_keymap
@@ -38,8 +37,7 @@ def run_desk(
 ) -> int:
     """Run the desk until the user quits; the process exit code."""
     try:
-        config = load_config()
-        chosen = resolve_profile(config, profile)
+        start = desk_start(profile)
     except ConfigError as error:
         print(f"rfq-desk: {error}", file=sys.stderr)
         return 2
@@ -50,7 +48,7 @@ def run_desk(
             file=sys.stderr,
         )
         return 2
-    wanted = theme or config.theme
+    wanted = theme or start.theme
     if wanted is not None and wanted not in themes:
         print(
             f"rfq-desk: the configured theme {wanted!r} is unknown; using the default",
@@ -60,14 +58,16 @@ def run_desk(
     from tui.desk.app import DeskApp
     from tui.desk.session import Connector, ProfileConnector, SandboxConnector
 
-    connector: Connector = SandboxConnector(data) if chosen is None else ProfileConnector(chosen)
+    connector: Connector = (
+        SandboxConnector(data) if start.profile is None else ProfileConnector(start.profile)
+    )
     app = DeskApp(
         connector,
         theme=wanted,
-        guardrails=config.guardrails.settings(),
-        alert_settings=config.alerts.settings(),
+        guardrails=start.guardrails,
+        alert_settings=start.alerts,
     )
-    keymap = read_keymap(default_config_path())  # the file load_config read
+    keymap = read_keymap(default_config_path())  # the file desk_start read
     use_keymap(app, keymap)
     for warning in keymap.warnings:  # the desk keeps the default keys of these
         print(f"rfq-desk: {warning}", file=sys.stderr)

@@ -2,21 +2,19 @@
 
 Each preset gives the `MarginParams` of both sides of a pool (the desk proposes the same terms to
 itself and the counterparty). Values are fractions of notional; they are validated by the request
-models like anything else the desk sends.
+models like anything else the desk sends. The models of a preset are built at its first
+`preset` call (the pickers list the names before any model is loaded), then kept.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal
+from functools import cache, partial
+from typing import TYPE_CHECKING
 
-from tui.api.models import (
-    PortfolioAsset,
-    PortfolioMarginParams,
-    PortfolioMarginSettings,
-    SimpleAsset,
-    SimpleMarginParams,
-    SimpleMarginSettings,
-)
+if TYPE_CHECKING:
+    from tui.api.models import PortfolioMarginParams, SimpleMarginParams
 
 D = Decimal
 
@@ -24,6 +22,8 @@ D = Decimal
 def _simple(
     im: str, mm: str, leverage: str, opt_im: str, opt_min: str, opt_mm: str, penalty: str
 ) -> SimpleMarginParams:
+    from tui.api.models import SimpleAsset, SimpleMarginParams, SimpleMarginSettings
+
     asset = SimpleAsset(
         futures_initial_margin=D(im),
         futures_maintenance_margin=D(mm),
@@ -40,6 +40,8 @@ def _simple(
 
 
 def _portfolio() -> PortfolioMarginParams:
+    from tui.api.models import PortfolioAsset, PortfolioMarginParams, PortfolioMarginSettings
+
     asset = PortfolioAsset(
         vol_range_up=D("0.3"),
         vol_range_down=D("0.2"),
@@ -62,13 +64,14 @@ def _portfolio() -> PortfolioMarginParams:
     )
 
 
-MARGIN_PRESETS: dict[str, SimpleMarginParams | PortfolioMarginParams] = {
-    "standard": _simple("0.1", "0.05", "10", "0.15", "0.05", "0.08", "0.01"),
-    "conservative": _simple("0.2", "0.1", "5", "0.25", "0.1", "0.15", "0.02"),
-    "aggressive": _simple("0.05", "0.025", "20", "0.1", "0.03", "0.05", "0.01"),
-    "portfolio": _portfolio(),
+MARGIN_PRESETS: dict[str, Callable[[], SimpleMarginParams | PortfolioMarginParams]] = {
+    "standard": partial(_simple, "0.1", "0.05", "10", "0.15", "0.05", "0.08", "0.01"),
+    "conservative": partial(_simple, "0.2", "0.1", "5", "0.25", "0.1", "0.15", "0.02"),
+    "aggressive": partial(_simple, "0.05", "0.025", "20", "0.1", "0.03", "0.05", "0.01"),
+    "portfolio": _portfolio,
 }
-"""Named margin terms; ``standard`` is the default."""
+"""Named margin terms, each the builder of its params (`preset` builds and keeps them);
+``standard`` is the default."""
 
 DEFAULT_PRESET = "standard"
 
@@ -81,6 +84,8 @@ PRESET_NOTES: dict[str, str] = {
 """One line per preset, for the pickers."""
 
 
+@cache
 def preset(name: str) -> SimpleMarginParams | PortfolioMarginParams:
-    """The margin params of a preset; a KeyError names an unknown one."""
-    return MARGIN_PRESETS[name]
+    """The margin params of a preset, built at the first call; a KeyError names an unknown
+    one."""
+    return MARGIN_PRESETS[name]()

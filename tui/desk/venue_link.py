@@ -7,9 +7,11 @@ sandbox: a death stops polling and marks every pane stale with the reason; a res
 client on the new port and polls anew. The App holds one link and routes to it; it keeps no
 connection state of its own.
 
-The link also holds the desk's writes (`DeskWrites`: the one `WriteDesk` and its journal). At
-every connect, once the clock is synced, the intents a crash (or a lost answer) left open are
-resolved by reading, and the trader is told what was found: a toast, and the journal view (j).
+The link also holds the desk's writes (`DeskWrites`: the one `WriteDesk` and its journal), built
+at their first use (the first connect binds them), so the first frame loads neither the client
+nor the models. At every connect, once the clock is synced, the intents a crash (or a lost
+answer) left open are resolved by reading, and the trader is told what was found: a toast, and
+the journal view (j).
 """
 
 from __future__ import annotations
@@ -26,7 +28,6 @@ from textual.widgets import TabbedContent
 from tui.desk.book import DeskBook
 from tui.desk.feed.policy import NOT_CONNECTED
 from tui.desk.messages import ActionOutcome, ConnectionChanged, ConnectionState, Topic
-from tui.desk.roles.writes import DeskWrites, is_unknown, reconcile_words
 from tui.desk.session import Connection, Connector, SessionError
 from tui.desk.supervisor import ChildGaveUp, SessionBack, SessionDown, Supervised
 from tui.desk.widgets.portfolio_header import PortfolioHeader
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from tui.api.client import ServiceClient
     from tui.api.stats import StatsClient
     from tui.desk.feed.scheduler import Feed
+    from tui.desk.roles.writes import DeskWrites
 
 ClientFactory = Callable[[Connection], "ServiceClient"]
 """Makes the client for a connection (tests hand in a client on their own sandbox)."""
@@ -65,10 +67,24 @@ class VenueLink:
         self.client: ServiceClient | None = None
         self.stats_client: StatsClient | None = None
         self.feed: Feed | None = None
-        self.writes = DeskWrites(journal_path)
+        self.journal_path = journal_path
+        self._writes: DeskWrites | None = None
         self.connected = asyncio.Event()
         self.down: SessionDown | None = None
         """Why the venue is unreachable right now (the sandbox died or stopped), else None."""
+
+    @property
+    def writes(self) -> DeskWrites:
+        """The desk's writes over its journal, built at the first use."""
+        if self._writes is None:
+            from tui.desk.roles.writes import DeskWrites
+
+            self._writes = DeskWrites(self.journal_path)
+        return self._writes
+
+    @writes.setter
+    def writes(self, writes: DeskWrites) -> None:
+        self._writes = writes
 
     def connect(self) -> None:
         """Connect in a worker; the header says how it goes."""
@@ -79,6 +95,7 @@ class VenueLink:
     async def _connect(self) -> None:
         header = self.app.query_one(PortfolioHeader)
         header.detail = "starting the sandbox" if self.connector.sandbox else "connecting"
+        await self._first_frame_drawn()
         try:
             connection = await self.connector.connect()
         except (SessionError, OSError) as error:
@@ -95,6 +112,17 @@ class VenueLink:
                 exclusive=True,
                 exit_on_error=False,
             )
+
+    async def _first_frame_drawn(self) -> None:
+        """Wait until the screen has drawn what is pending, and what that drawing scheduled
+        (the footer's keys are composed after the first refresh): connecting loads the client
+        and the models, which blocks the loop for a while, and an attached sandbox answers
+        before the first frame is out."""
+        for _ in range(2):
+            drawn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            if not self.app.call_after_refresh(_settle, drawn):
+                return  # the app is closing: nothing more is drawn
+            await drawn
 
     async def _open(self, connection: Connection) -> None:
         """A client, a stats client and a feed for ``connection``; polling starts."""
@@ -142,6 +170,8 @@ class VenueLink:
 
     async def _reconcile(self) -> None:
         """Resolve what the journal holds open (a crash cut it short) and say what was found."""
+        from tui.desk.roles.writes import is_unknown, reconcile_words
+
         try:
             outcomes = await self.writes.reconcile()
         except OSError as error:
@@ -243,4 +273,11 @@ class VenueLink:
             await self.feed.stop()
         await self._close_clients()
         await self.connector.close()
-        self.writes.close()
+        if self._writes is not None:
+            self._writes.close()
+
+
+def _settle(drawn: asyncio.Future[None]) -> None:
+    """Resolve ``drawn`` (unless the wait was given up)."""
+    if not drawn.done():
+        drawn.set_result(None)

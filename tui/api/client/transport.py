@@ -1,12 +1,19 @@
 """Sending one call of the trading API: budget, signing, clock, retries, notification.
 
-`Sender` owns the httpx connection pool of one `ServiceClient`. For every call it waits for
+`Sender` owns the httpx connection pools of one `ServiceClient`. For every call it waits for
 the request tokens in the shared `TokenBudget` (leaving the task's `keeping_free` reserve),
 signs with `ServiceAuth` on the server-corrected `ServerClock` (which learns from every
 response's ``X-Request-Received-Ms``), sends the body as the exact bytes that were signed,
 reports each HTTP exchange as a `CallInfo`, lets `RetryPolicy` decide what a failure leads to,
 and hands back the 200 answer's body as it came (`Reply`): a page is read straight from its
 bytes (`tui.api.client.paging`), anything else through its JSON (`read_result`).
+
+Reads and writes go through two pools. A read keeps its connection for `READS_KEEPALIVE_S`, so
+the desk's polls, seconds apart, reuse one connection instead of opening one each (a read on
+a connection the server closed at that very moment is lost and simply sent again). A write
+never goes out on a connection idle for longer than `WRITES_KEEPALIVE_S`, well inside any
+server's keep-alive, so it is never written into a socket the server is closing (where it
+could not be resent, only resolved by reading).
 
 The budget hears how every attempt went, on the server's terms (`tui.api.budget` has the
 rule): an answer re-stamps its charge with the answer's ``X-Request-Received-Ms``, a 429
@@ -22,6 +29,7 @@ from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -37,7 +45,7 @@ from tui.api.client.wire import (
     read_result,
 )
 from tui.api.clock import RECEIVED_HEADER, ServerClock, read_stamp
-from tui.api.endpoints import Endpoint, endpoint_named
+from tui.api.endpoints import Endpoint, Method, endpoint_named
 from tui.api.errors import (
     ApiError,
     RateLimited,
@@ -53,6 +61,12 @@ if TYPE_CHECKING:
 __all__ = ["CallInfo", "Sender", "keeping_free"]
 
 _log = logging.getLogger(__name__)
+
+READS_KEEPALIVE_S = 60.0
+"""How long an idle connection is kept for reads (a server that closes it earlier is noticed
+before the next read: the pool takes a closed connection out)."""
+WRITES_KEEPALIVE_S = 2.0
+"""How long an idle connection is kept for writes: under a typical server's 5 s keep-alive."""
 
 
 _KEEP_FREE: ContextVar[int] = ContextVar("rfq_desk_keep_free", default=0)
@@ -128,19 +142,26 @@ class Sender:
 
         self._sync_lock = asyncio.Lock()
         self._sync_generation = 0
-        self._http = connection_pool(
+        pool = partial(
+            connection_pool,
             base_url,
             transport=transport,
             timeout=timeout,
             headers={"accept": "application/json"},
-            # Idle connections are dropped before a typical server's 5 s keep-alive ends, so a
-            # POST is not written into a socket the server is closing (it could not be resent).
-            limits=httpx.Limits(keepalive_expiry=2.0),
+        )
+        self._reads = pool(limits=httpx.Limits(keepalive_expiry=READS_KEEPALIVE_S))
+        # A given transport (tests, a proxy) is its own pool: one client over it.
+        self._writes = (
+            self._reads
+            if transport is not None
+            else pool(limits=httpx.Limits(keepalive_expiry=WRITES_KEEPALIVE_S))
         )
 
     async def aclose(self) -> None:
-        """Close the connection pool."""
-        await self._http.aclose()
+        """Close the connection pools."""
+        await self._reads.aclose()
+        if self._writes is not self._reads:
+            await self._writes.aclose()
 
     def _notify(self, endpoint: Endpoint, status: int, latency_ms: float, attempt: int) -> None:
         info = CallInfo(
@@ -176,10 +197,11 @@ class Sender:
         query = tuple(encode_query(params or {}))
         content = encode_body(body) if body is not None else None
         headers = {"content-type": "application/json"} if content is not None else None
+        http = self._reads if endpoint.method is Method.GET else self._writes
         tries = Tries()
         while True:
             async with self.budget.spending(endpoint.cost, keep_free=_KEEP_FREE.get()) as charge:
-                request = self._http.build_request(
+                request = http.build_request(
                     endpoint.method.value,
                     endpoint.path,
                     params=query,
@@ -192,7 +214,7 @@ class Sender:
                 cause: httpx.TransportError | None = None
                 error: ApiError
                 try:
-                    response = await self._http.send(request, auth=self.auth if signed else None)
+                    response = await http.send(request, auth=self.auth if signed else None)
                 except httpx.TransportError as exc:
                     # No answer: the charge is kept (`TokenBudget.lost`) as the block ends.
                     latency = (time.perf_counter() - started) * 1000

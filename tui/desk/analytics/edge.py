@@ -14,17 +14,14 @@ import math
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
-from tui.api.models import (
-    DatedFutureInstrument,
-    PerpetualFutureInstrument,
-    SpotInstrument,
-    Structure,
-    TradeSide,
-    VanillaOptionInstrument,
-)
+from tui.api.models import TradeSide
 from tui.desk.analytics.black_scholes import DEFAULT_RATE, years_between
 from tui.desk.analytics.implied_vol import LinearLeg, OptionLeg
+
+if TYPE_CHECKING:
+    from tui.api.models import Structure
 
 _BPS_PLACES = Decimal("0.01")
 
@@ -76,6 +73,13 @@ def structure_legs(
     unit: options by strike and time left, linear legs valued at the mark ``spot`` (a dated
     future at its carry forward). Raises ValueError for legs on several underlyings or a
     kind of instrument this desk cannot value."""
+    from tui.api.models import (  # with the first structure valued, not the first frame
+        DatedFutureInstrument,
+        PerpetualFutureInstrument,
+        SpotInstrument,
+        VanillaOptionInstrument,
+    )
+
     legs: list[OptionLeg | LinearLeg] = []
     underlyings = {str(getattr(leg.instrument, "underlying", "?")) for leg in structure.legs}
     if len(underlyings) != 1:

@@ -20,7 +20,6 @@ and `recheck_words` tells the trader each one that resolved.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,6 +38,7 @@ from tui.api.writes import (
     WriteKind,
 )
 from tui.desk.messages import Topic
+from tui.desk.roles.journals import JOURNALS, journal_path_for
 from tui.desk.widgets.common import fmt
 
 if TYPE_CHECKING:
@@ -58,9 +58,6 @@ __all__ = [
     "reconcile_words",
 ]
 
-JOURNALS = "journals"
-"""The folder of the journals in the desk's data folder (0700: they tell what was traded)."""
-
 IDEMPOTENT = frozenset({WriteKind.CANCEL_QUOTE, WriteKind.CANCEL_ALL_QUOTES, WriteKind.CANCEL_RFQ})
 """Writes that do no harm sent twice: a new one never waits for an earlier one."""
 
@@ -69,15 +66,6 @@ RECHECK_EVERY_S = 15.0
 
 _VOLATILE = frozenset({"client_quote_id", "expires_at", "seconds_until_expiry"})
 """Payload keys that differ between two sendings of the same order (its id, a fresh expiry)."""
-
-_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
-
-
-def journal_path_for(folder: Path, profile: str) -> Path:
-    """The journal of venue ``profile`` in the desk's data ``folder``: an intent of one venue
-    is never resolved against another's records."""
-    name = _UNSAFE_NAME.sub("_", profile) or "default"
-    return folder / JOURNALS / f"{name}.jsonl"
 
 
 def _order(payload: Mapping[str, Any]) -> dict[str, Any]:

@@ -47,15 +47,17 @@ class Attention(LiveText):
             self.tick()
 
     def on_mount(self) -> None:
-        """Hidden until something waits; the countdown ticks every second."""
+        """Hidden until something waits."""
         self.display = False
-        self.set_interval(1.0, self.tick, name="attention-countdown")
 
     def tick(self) -> None:
-        """Show the most urgent waiting trade and its time left (or hide)."""
+        """Show the most urgent waiting trade and its time left (or hide); the desk's second
+        calls it (`tui.desk.panes.DeskPanes.tick`), so the countdown moves in the same frame
+        as every other."""
         waiting = self.book.needs_me()
         if not waiting:
-            self.display = False
+            if self.display:  # hiding lays the screen out: only when it shows
+                self.display = False
             self.remove_class("flash", "blink")
             return
         trade = waiting[0]

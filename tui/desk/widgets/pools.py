@@ -97,10 +97,10 @@ class PoolsPane(Vertical):
     """The actions whose outcome the pane shows."""
 
     BINDINGS = [
-        Binding("d", "deposit", "Deposit"),
-        Binding("w", "withdraw", "Withdraw"),
-        Binding("c", "create_pool", "Create pool"),
-        Binding("escape", "app.show_tab('trade')", "Back to Trade"),
+        Binding("d", "deposit", "Deposit", id="pools.deposit"),
+        Binding("w", "withdraw", "Withdraw", id="pools.withdraw"),
+        Binding("c", "create_pool", "Create pool", id="pools.create"),
+        Binding("escape", "app.show_tab('trade')", "Back to Trade", id="pools.back"),
     ]
 
     @dataclass

@@ -20,7 +20,7 @@ from datetime import datetime
 from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING
 
-from tui.api.models import TradeSide, VanillaOptionInstrument
+from tui.api.models import TradeSide
 from tui.desk.analytics.edge import QuoteEdge, quote_edge, structure_legs
 from tui.desk.analytics.implied_vol import (
     LinearLeg,
@@ -89,6 +89,8 @@ class Pricing:
 
 def structure_pricing(rfq: RFQ, marks: Mapping[str, Decimal], now: datetime) -> Pricing:
     """The fair value, legs and mark vol of ``rfq``'s structure at ``marks`` and ``now``."""
+    from tui.api.models import VanillaOptionInstrument  # loaded with the RFQ it reads
+
     fair = rfq.structure_price.price if rfq.structure_price else None
     has_options = any(
         isinstance(leg.instrument, VanillaOptionInstrument) for leg in rfq.structure.legs

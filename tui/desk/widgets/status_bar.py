@@ -4,6 +4,10 @@ each pane's data age.
 A pane whose data is older than its poll schedule allows (or whose last poll failed) is marked
 stale in the stale colour, so a trader never acts on a price that stopped moving. The ages tick
 every second: the bar is a `LiveText`, so a tick redraws this one line and lays nothing out.
+
+Every call changes the token figure and the latency (`show_call`): those are drawn with the
+next second's ages, not on their own, so the bar redraws once a second, and at once only when
+the token figure changes colour.
 """
 
 from __future__ import annotations
@@ -14,6 +18,11 @@ from tui.api.endpoints import BUDGET_TOKENS, BUDGET_WINDOW_S
 from tui.desk.messages import PaneAge
 from tui.desk.widgets.common import fmt
 from tui.desk.widgets.live_text import LiveText
+
+
+def _tone(used: int) -> str:
+    """The colour of the token figure: a warning past 60 tokens, an error past 80."""
+    return "$error" if used >= 80 else "$warning" if used >= 60 else "$foreground"
 
 
 class StatusBar(LiveText):
@@ -27,10 +36,22 @@ class StatusBar(LiveText):
     offset_ms: reactive[int | None] = reactive(None, repaint=False)
     ages: reactive[tuple[PaneAge, ...]] = reactive(tuple, repaint=False)
 
+    def show_call(self, used: int, latency_ms: int | None, offset_ms: int | None) -> None:
+        """A call's tokens, latency and clock offset (None: unchanged), drawn with the next
+        ages; at once when the token figure changes colour."""
+        recolour = _tone(used) != _tone(self.tokens_used)
+        self.set_reactive(StatusBar.tokens_used, used)
+        if latency_ms is not None:
+            self.set_reactive(StatusBar.latency_ms, latency_ms)
+        if offset_ms is not None:
+            self.set_reactive(StatusBar.offset_ms, offset_ms)
+        if recolour:
+            self._redraw()
+
     def markup(self) -> str:
         """The markup of the bar."""
         used = self.tokens_used
-        tone = "$error" if used >= 80 else "$warning" if used >= 60 else "$foreground"
+        tone = _tone(used)
         latency = f"{self.latency_ms} ms" if self.latency_ms is not None else fmt.DASH
         offset = f"{self.offset_ms:+d} ms" if self.offset_ms is not None else fmt.DASH
         parts = [

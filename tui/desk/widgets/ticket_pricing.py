@@ -18,13 +18,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.markup import escape
 from textual.widgets import Input, Label, Static
 
-from tui.api.models import RFQ, TradeSide
+from tui.api.models import TradeSide
 from tui.desk.widgets.common import fmt
 from tui.desk.widgets.common.amounts import parse_optional_amount
 from tui.desk.widgets.common.forms import FormError
@@ -40,6 +41,9 @@ from tui.desk.widgets.quote_figures import (
     package_quote,
     vol_text,
 )
+
+if TYPE_CHECKING:  # the models load with the first RFQ, not the first frame
+    from tui.api.models import RFQ
 
 DRIVERS = ("vol-bid", "vol-ask", "pkg-bid", "pkg-ask")
 """The fields that derive leg prices: a vol or a package price, for each package side."""
