@@ -215,6 +215,21 @@ async def help_screen(app: DeskApp, pilot: Pilot[Any], world: World) -> None:
     await pilot.pause()
 
 
+async def listing_detail(app: DeskApp, pilot: Pilot[Any], world: World) -> None:
+    """Enter on the Market tab's first listing: its mark over the session, quotes by size and
+    age, funding rates seen."""
+    await pilot.press("4")
+    await pilot.pause()
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+async def first_run(app: DeskApp, pilot: Pilot[Any], world: World) -> None:
+    """The first-run screen of a venue profile (palette: "Add a venue profile"), empty."""
+    app.action_add_profile()
+    await pilot.pause()
+
+
 SCENES: dict[str, Scene] = {
     "trade": trade_tab,
     "quote_board": quote_board,
@@ -227,5 +242,7 @@ SCENES: dict[str, Scene] = {
     "history": history_tab,
     "new_rfq": new_rfq,
     "help": help_screen,
+    "listing_detail": listing_detail,
+    "first_run": first_run,
 }
 """Every scene, by the name its snapshot and screenshot carry."""

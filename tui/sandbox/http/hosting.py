@@ -168,6 +168,9 @@ class SandboxServer:
             log_level=self._log_level,
             access_log=self._access_log,
             timeout_graceful_shutdown=5,
+            # Longer than the client keeps an idle read connection (60 s): the desk's polls,
+            # seconds apart, reuse one connection instead of opening one per poll.
+            timeout_keep_alive=75,
             server_header=False,
             http=_droppable_protocol_class(),
             proxy_headers=bool(self.trusted_proxies),
