@@ -14,8 +14,14 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 
 from tui.api.models import Company, NewSettlementPoolRequest
-from tui.desk.margin_presets import DEFAULT_PRESET, MARGIN_PRESETS, PRESET_NOTES, preset
-from tui.desk.widgets.common.forms import FORM, FormError, errors_from_validation, show_errors
+from tui.desk.margin_presets import MARGIN_PRESETS, preset
+from tui.desk.widgets.common.forms import (
+    FORM,
+    FormError,
+    errors_from_validation,
+    margin_preset_select,
+    show_errors,
+)
 
 
 def locate_pool_field(loc: tuple[int | str, ...]) -> str:
@@ -84,13 +90,7 @@ class NewPoolScreen(ModalScreen[NewSettlementPoolRequest | None]):
             yield Static("", id="err-name", classes="field-error")
             with Horizontal(classes="field-row"):
                 yield Label("Margin preset", classes="field-label")
-                yield Select[str](
-                    [(f"{n}: {PRESET_NOTES[n]}", n) for n in MARGIN_PRESETS],
-                    id="preset",
-                    value=DEFAULT_PRESET,
-                    allow_blank=False,
-                    compact=True,
-                )
+                yield margin_preset_select()
             yield Static("", id="err-preset", classes="field-error")
             yield Static("", id="err-form", classes="field-error")
             with Horizontal(classes="modal-buttons"):

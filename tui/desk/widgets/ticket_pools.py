@@ -19,7 +19,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Label, Select, Static
 
-from tui.desk.margin_presets import DEFAULT_PRESET, MARGIN_PRESETS, PRESET_NOTES
+from tui.desk.widgets.common.forms import margin_preset_select
 from tui.desk.widgets.quote_form import NEW_POOL
 
 if TYPE_CHECKING:
@@ -51,13 +51,7 @@ class TicketPools(Vertical):
         yield Static("", id="err-pool", classes="field-error")
         with Horizontal(classes="field-row new-pool"):
             yield Label("Margin preset", classes="field-label")
-            yield Select[str](
-                [(f"{name}: {PRESET_NOTES[name]}", name) for name in MARGIN_PRESETS],
-                id="preset",
-                value=DEFAULT_PRESET,
-                compact=True,
-                allow_blank=False,
-            )
+            yield margin_preset_select()
         yield Static("", id="err-preset", classes="field-error")
         with Horizontal(classes="field-row new-pool"):
             yield Label("Pool name", classes="field-label")

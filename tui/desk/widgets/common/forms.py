@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from textual.dom import DOMNode
-from textual.widgets import Static
+from textual.widgets import Select, Static
 
 from tui.desk.roles.refusals import refusal_words
 
@@ -97,3 +97,17 @@ def show_errors(root: DOMNode, errors: Mapping[str, str]) -> None:
             message = "; ".join(filter(None, [message, *unplaced]))
         label.update(message)
         label.display = bool(message)
+
+
+def margin_preset_select() -> Select[str]:
+    """The margin preset picker of a new pool (the ticket's and the pools pane's form alike):
+    each preset with its note, the default chosen, never blank."""
+    from tui.desk.margin_presets import DEFAULT_PRESET, MARGIN_PRESETS, PRESET_NOTES
+
+    return Select[str](
+        [(f"{name}: {PRESET_NOTES[name]}", name) for name in MARGIN_PRESETS],
+        id="preset",
+        value=DEFAULT_PRESET,
+        allow_blank=False,
+        compact=True,
+    )
