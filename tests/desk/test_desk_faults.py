@@ -17,53 +17,15 @@ from typing import Any
 from textual.widgets import Input, Static
 
 from tests.desk.kit.desk import SIZE, refresh
+from tests.desk.kit.faults import BROKEN, DEAD, faults, faulty_desk, poll
 from tests.desk.test_desk_attention import _fresh_rfq_for_desk, _last_look_for_desk
 from tui.desk.app import DeskApp
 from tui.desk.messages import ConnectionState, PaneAge, Topic
 from tui.desk.screens.new_rfq import NewRfqScreen
-from tui.desk.session import StaticConnector, connection_from_credentials
 from tui.desk.widgets.attention import Attention
 from tui.desk.widgets.portfolio_header import PortfolioHeader, summary_markup
 from tui.desk.widgets.quote_ticket import QuoteTicket
 from tui.desk.widgets.rfq_inbox import RfqInbox
-from tui.sandbox.faults import FaultInjector, parse_faults
-
-DEAD = "drop_before=1"
-"""No answer at all: the venue is down."""
-BROKEN = "5xx=1"
-"""Only errors: the venue is up but failing."""
-
-
-async def no_wait(_seconds: float) -> None:
-    """The client's backoff between retries of one call: not waited for in these tests."""
-
-
-def faulty_desk(sandbox: Any, tmp_path: Path) -> DeskApp:
-    """DESK's desk on the test sandbox (manual feed, frozen clock), retries not waited for."""
-    entry = sandbox.credentials["DESK"]
-    document = {"base_url": sandbox.base_url, "companies": [entry]}
-    return DeskApp(
-        StaticConnector(connection_from_credentials(document, "DESK")),
-        clock=sandbox.clock.now,
-        auto_feed=False,
-        theme="desk-dark",
-        export_dir=tmp_path / "exports",
-        user_theme_dirs=[],
-        client_factory=lambda _connection: sandbox.client("DESK", sleep=no_wait),
-    )
-
-
-def faults(sandbox: Any, spec: str | None) -> None:
-    """Switch the sandbox's faults (None: none)."""
-    sandbox.app.faults = FaultInjector(parse_faults(spec)) if spec else None
-
-
-async def poll(app: DeskApp, pilot: Any, *topics: Topic) -> None:
-    """Poll (failing or not) and let the freshness tick reach the panes, as every second."""
-    feed = await app.wait_connected()
-    await feed.refresh(*topics)
-    app.link.tick_freshness()
-    await pilot.pause()
 
 
 def portfolio_line(app: DeskApp) -> str:

@@ -15,35 +15,14 @@ from textual.geometry import Region
 from textual.widget import Widget
 
 from tests.desk.kit.desk import SIZE, refresh
-from tests.desk.test_desk_faults import BROKEN, DEAD, faults, no_wait, poll
+from tests.desk.kit.faults import BROKEN, DEAD, faults, faulty_desk, poll
 from tui.desk.app import DeskApp
 from tui.desk.messages import ConnectionState, PaneAge, Topic
-from tui.desk.session import StaticConnector, connection_from_credentials
 from tui.desk.stale_marks import PANE_FRESHNESS, pane_mark, titled
 
 TABS = {"2": "pools-pane", "3": "blotter-pane", "4": "market-pane", "5": "positions-pane"}
 """A key that shows a later tab -> the pane it builds."""
 TRADE_PANES = ("inbox", "tracker", "ticket", "board")
-
-
-def desk(sandbox: Any, tmp_path: Path) -> DeskApp:
-    """DESK's desk on the test sandbox with the market statistics, retries not waited for."""
-    entry = sandbox.credentials["DESK"]
-    document = {
-        "base_url": sandbox.base_url,
-        "stats_base_url": sandbox.stats_base_url,
-        "companies": [entry],
-    }
-    return DeskApp(
-        StaticConnector(connection_from_credentials(document, "DESK")),
-        clock=sandbox.clock.now,
-        auto_feed=False,
-        theme="desk-dark",
-        export_dir=tmp_path / "exports",
-        journal_path=tmp_path / "journal.jsonl",
-        user_theme_dirs=[],
-        client_factory=lambda _connection: sandbox.client("DESK", sleep=no_wait),
-    )
 
 
 def top_border(pane: Widget) -> str:
@@ -84,7 +63,7 @@ def test_every_pane_has_its_sources() -> None:
 async def test_every_pane_is_marked_offline_with_its_age_and_clears_when_the_venue_is_back(
     sandbox: Any, tmp_path: Path
 ) -> None:
-    app = desk(sandbox, tmp_path)
+    app = faulty_desk(sandbox, tmp_path, with_stats=True)
     async with app.run_test(size=SIZE) as pilot:
         await refresh(app, pilot)
         app.link.tick_freshness()
@@ -135,7 +114,7 @@ async def test_every_pane_is_marked_offline_with_its_age_and_clears_when_the_ven
 async def test_a_failing_topic_marks_only_the_panes_that_show_it(
     sandbox: Any, tmp_path: Path
 ) -> None:
-    app = desk(sandbox, tmp_path)
+    app = faulty_desk(sandbox, tmp_path, with_stats=True)
     async with app.run_test(size=SIZE) as pilot:
         await refresh(app, pilot)
         await pilot.press("3")  # the blotter
