@@ -51,18 +51,20 @@ def test_try_acquire_and_available_respect_the_reserve(fake_time: FakeTime) -> N
     polls = 0
     while budget.try_acquire(rfqs, keep_free=DESK_RESERVE_TOKENS):
         polls += 1
-    assert polls == 6  # 60 tokens: the other 40 stay for the user
-    assert budget.used() == 60
-    assert budget.available() == 40
+    polled = 100 - DESK_RESERVE_TOKENS
+    assert polls == polled // rfqs  # the rest stays for the user
+    assert budget.used() == polled
+    assert budget.available() == DESK_RESERVE_TOKENS
     assert budget.available(keep_free=DESK_RESERVE_TOKENS) == 0
-    assert budget.try_acquire(20)  # the user's quote still goes through at once
-    assert budget.try_acquire(20)
+    quote = endpoint_named("quotes_new").cost
+    assert quote <= DESK_RESERVE_TOKENS
+    assert budget.try_acquire(quote)  # the user's quote still goes through at once
     assert not budget.try_acquire(1)
 
 
 async def test_user_action_is_not_stuck_behind_a_waiting_poll(fake_time: FakeTime) -> None:
     budget = _budget(fake_time)
-    assert budget.try_acquire(60)
+    assert budget.try_acquire(100 - DESK_RESERVE_TOKENS)
     order: list[str] = []
     events: list[asyncio.Event] = []
 
@@ -117,7 +119,7 @@ def test_impossible_requests_are_refused(fake_time: FakeTime) -> None:
     with pytest.raises(ValueError, match="never fit"):
         budget.try_acquire(101)
     with pytest.raises(ValueError, match="never fit"):
-        budget.try_acquire(70, keep_free=DESK_RESERVE_TOKENS)
+        budget.try_acquire(101 - DESK_RESERVE_TOKENS, keep_free=DESK_RESERVE_TOKENS)
     with pytest.raises(ValueError, match="cost"):
         budget.try_acquire(-1)
 

@@ -58,8 +58,11 @@ __all__ = [
     "settle_answer",
 ]
 
-DESK_RESERVE_TOKENS = 40
-"""Tokens of every window that background polling leaves free for the user's own actions."""
+DESK_RESERVE_TOKENS = 20
+"""Tokens of every window that background polling leaves free for the user's own actions: one
+write (a quote, an accept, a cancel costs 20) always goes at once. A second one waits only for
+tokens leaving the window, never behind a poll: no poll starts while an action waits
+(`TokenBudget.waiting`)."""
 
 
 async def asyncio_sleep(seconds: float) -> None:
@@ -118,6 +121,8 @@ class TokenBudget:
         self._used = 0
         self._blocked_until = float("-inf")
         self._largest_lag_s = 0.0
+        self.waiting = 0
+        """Callers napping until their tokens fit (a user's action waiting): polls hold off."""
 
     def __repr__(self) -> str:
         return f"TokenBudget(used={self.used()}/{self.tokens}, window_s={self.window_s})"
@@ -206,7 +211,11 @@ class TokenBudget:
                 return self._charge(cost)
             # A floor on the nap guarantees progress even when float rounding leaves a
             # vanishing remainder.
-            await self._sleep(max(delay, _MIN_NAP_S))
+            self.waiting += 1
+            try:
+                await self._sleep(max(delay, _MIN_NAP_S))
+            finally:
+                self.waiting -= 1
 
     def try_acquire(self, cost: int, keep_free: int = 0) -> bool:
         """Charge ``cost`` now if it fits with ``keep_free`` left over; never waits.

@@ -1,9 +1,11 @@
 """`Feed`: the desk's one scheduler of polls, and the policy it applies to what it polled.
 
-Every poll first asks the shared `TokenBudget` whether its cost fits while leaving
-`DESK_RESERVE_TOKENS` free, so the user's own actions (a quote, an accept, the kill switch)
-never wait behind background polling. When the most urgent due poll does not fit, the scheduler
-waits for it rather than letting cheaper polls starve it.
+When each topic polls, in what order, and what it may spend is the `PollSchedule` it is
+(``schedule``): every poll leaves `DESK_RESERVE_TOKENS` free for the user's own next action
+and none starts while an action waits for tokens; a new RFQ for me, while the Trade tab shows,
+is urgent and polls first, the routine polls keeping to their share so it always has room.
+The loop sleeps until the next poll falls due (a kick or a poll's end wakes it): an idle desk
+wakes only when it has work.
 
 Results leave as messages (`tui.desk.messages`) through ``post``: each topic's snapshot, and
 how fresh every pane now is (`FreshnessChanged`) when a poll turned a pane fresh or stale (the
@@ -20,9 +22,9 @@ What polls fast follows the tab on screen (`Feed.show_tab`) and what the polls s
 RFQ of mine, a trade in clearing (`tui.desk.feed.policy`). Money moves show at once: when a
 poll sees a trade booked into its pool (a quote reaching ``success_trades_booked_into_pool``, a
 new trade leg) or a transfer confirmed, the portfolio summary, pools and positions
-(`MONEY_TOPICS`) are kicked instead of waiting for their slow poll; a user action that moves
-money schedules them a few seconds later, when the chain has confirmed it (`Feed.kick_money`).
-Kicked polls go ahead of routine ones but obey the same budget: they too leave the reserve.
+(`MONEY_TOPICS`, `MoneyWatch`) are kicked instead of waiting for their slow poll; a user
+action that moves money schedules them a few seconds later, when the chain has confirmed it
+(`Feed.kick_money`). Kicked polls go ahead of routine ones but obey the same budget.
 """
 
 from __future__ import annotations
@@ -31,17 +33,18 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
 from textual.message import Message
 
-from tui.api.budget import DESK_RESERVE_TOKENS, TokenBudget
+from tui.api.budget import DESK_RESERVE_TOKENS
 from tui.api.client import CallInfo, ServiceClient
 from tui.api.endpoints import BUDGET_TOKENS
 from tui.api.errors import ApiError, AuthError, ConnectionLost
 from tui.desk.feed.fetch import Fetcher, StatsSource
+from tui.desk.feed.money_watch import MoneyWatch
 from tui.desk.feed.policy import (
     STEERING,
     Arrivals,
@@ -49,13 +52,11 @@ from tui.desk.feed.policy import (
     hot_topics,
     pane_ages,
 )
+from tui.desk.feed.schedule import PollSchedule
 from tui.desk.feed.topics import (
-    HOT_ONLY,
     MONEY_FOLLOW_UP_S,
     MONEY_TOPICS,
     SPECS,
-    backoff_s,
-    money_moved,
     stale_after,
 )
 from tui.desk.messages import (
@@ -72,8 +73,8 @@ from tui.desk.messages import (
 _log = logging.getLogger(__name__)
 
 
-class Feed:
-    """The desk's one scheduler of polls (see module docs)."""
+class Feed(PollSchedule):
+    """The desk's one scheduler of polls (see module docs): a `PollSchedule` that polls."""
 
     def __init__(
         self,
@@ -84,16 +85,18 @@ class Feed:
         stats: StatsSource | None = None,
         keep_free: int = DESK_RESERVE_TOKENS,
         monotonic: Callable[[], float] = time.monotonic,
-        tick_s: float = 0.25,
+        max_nap_s: float = 5.0,
     ) -> None:
+        super().__init__(
+            tuple(t for t in SPECS if t is not Topic.STATS or stats is not None),
+            client.budget,
+            keep_free=keep_free,
+            monotonic=monotonic,
+            max_nap_s=max_nap_s,
+        )
         self.client = client
-        self.budget: TokenBudget = client.budget
         self.post = post
         self.clock = clock
-        self.keep_free = keep_free
-        self.monotonic = monotonic
-        self.tick_s = tick_s
-        self.hot: set[Topic] = set()
         self.last_ok: dict[Topic, datetime] = {}
         self.failing: dict[Topic, str] = {}
         self.connection = ConnectionState.CONNECTING
@@ -102,44 +105,12 @@ class Feed:
         self._fetcher = Fetcher(client, clock, stats)
         self._arrivals = Arrivals()
         self._news = FailureNews()
-        self._last_run: dict[Topic, float] = {}
-        self._kicked: set[Topic] = set()
-        self._kick_at: dict[Topic, float] = {}
-        self._moved: dict[Topic, set[str]] = {}
-        self._booked: set[str] = set()
-        self._inflight: set[Topic] = set()
-        self._pending: dict[Topic, int] = {}
-        self._failures: dict[Topic, int] = {}
+        self._money = MoneyWatch()
         self._marks_shown: tuple[tuple[str, bool], ...] | None = None
-        """Failed polls in a row, per topic: how far its next poll is put off (`backoff_s`)."""
         self._tasks: set[asyncio.Task[bool]] = set()
         self._stopped = asyncio.Event()
-        self.topics: tuple[Topic, ...] = tuple(
-            t for t in SPECS if t is not Topic.STATS or stats is not None
-        )
 
     # -- steering ---------------------------------------------------------------------------
-
-    def set_hot(self, topics: Iterable[Topic]) -> None:
-        """Poll these topics fast from now on; a topic that just turned hot polls at once."""
-        new = set(topics)
-        for topic in new - self.hot:
-            self._kicked.add(topic)
-        self.hot = new
-
-    def kick(self, *topics: Topic, after_s: float = 0.0) -> None:
-        """Poll these topics as soon as the budget allows (after a user action changed them).
-
-        With ``after_s``, not now but that many seconds from now (sooner if already due
-        sooner): for what the venue finishes a little later, like a deposit confirming on
-        chain a block after it was sent.
-        """
-        if after_s <= 0:
-            self._kicked.update(topics)
-            return
-        at = self.monotonic() + after_s
-        for topic in topics:
-            self._kick_at[topic] = min(at, self._kick_at.get(topic, at))
 
     def kick_money(self) -> None:
         """Money moves (an accept, a permit, a deposit, a withdrawal): refresh the summary,
@@ -149,7 +120,7 @@ class Feed:
         pending, a trade is clearing), and the action itself just spent the budget the polls
         would need. A booking or a confirmation seen earlier kicks them sooner anyway.
         """
-        self.kick(*MONEY_TOPICS, Topic.TRANSFERS, after_s=MONEY_FOLLOW_UP_S)
+        self.kick(*MONEY_TOPICS, Topic.TRANSFERS, after_s=MONEY_FOLLOW_UP_S, gap=True)
 
     def show_tab(self, tab: str) -> None:
         """The desk shows ``tab`` now: what it shows (and what waits for the user) polls fast."""
@@ -175,20 +146,6 @@ class Feed:
             self.kick(*outcome.refresh)
         if outcome.money and outcome.ok:
             self.kick_money()
-
-    def polling(self) -> list[Topic]:
-        """The topics polled now: all but the `HOT_ONLY` ones that are not hot."""
-        return [t for t in self.topics if t not in HOT_ONLY or t in self.hot]
-
-    def interval(self, topic: Topic) -> float:
-        """Seconds between polls of ``topic`` right now."""
-        spec = SPECS[topic]
-        return spec.hot_s if topic in self.hot else spec.cold_s
-
-    def wait_s(self, topic: Topic) -> float:
-        """Seconds from one poll of ``topic`` to the next: its interval, backed off while its
-        polls fail (see `tui.desk.feed.topics.backoff_s`); a kick polls at once regardless."""
-        return backoff_s(self.interval(topic), self._failures.get(topic, 0))
 
     def is_stale(self, topic: Topic, now: datetime) -> bool:
         """Whether a topic's data is older than it should be (or failed, or never came).
@@ -244,49 +201,6 @@ class Feed:
 
     # -- the schedule -----------------------------------------------------------------------
 
-    def due(self) -> list[Topic]:
-        """Topics whose interval has passed (or that were kicked), most urgent first.
-
-        Kicked topics come first: something the user did, or a booking, changed them, and
-        the routine polls can wait the second it takes.
-        """
-        now = self.monotonic()
-        for topic, at in list(self._kick_at.items()):
-            if at <= now:
-                del self._kick_at[topic]
-                self._kicked.add(topic)
-        waiting: list[tuple[bool, int, float, Topic]] = []
-        for topic in self.polling():
-            if topic in self._inflight:
-                continue
-            last = self._last_run.get(topic)
-            interval = self.wait_s(topic)
-            if topic in self._kicked or last is None:
-                overdue = float("inf")
-            elif now - last >= interval:
-                overdue = (now - last) / interval
-            else:
-                continue
-            kicked = topic in self._kicked
-            waiting.append((not kicked, SPECS[topic].priority, -overdue, topic))
-        waiting.sort()
-        return [topic for *_, topic in waiting]
-
-    def fits(self, topic: Topic) -> bool:
-        """Whether a poll of ``topic`` may spend its cost now and leave the reserve free.
-
-        Polls started but still in flight count as spent: the client charges the budget only
-        when a poll's request goes out, so several polls started in one tick must not each
-        see the same free tokens.
-        """
-        cost = SPECS[topic].cost
-        if cost == 0:
-            return True
-        need = cost + sum(self._pending.values())
-        if need + self.keep_free > self.budget.tokens:
-            return False
-        return self.budget.wait_time(need, self.keep_free) <= 0
-
     def tick(self) -> list[Topic]:
         """Start every due poll that fits the budget; stop at the first that does not."""
         started = []
@@ -298,9 +212,7 @@ class Feed:
         return started
 
     def _start(self, topic: Topic) -> None:
-        self._pending[topic] = SPECS[topic].cost
-        self._kicked.discard(topic)
-        self._last_run[topic] = self.monotonic()
+        self._started(topic)
         task = asyncio.ensure_future(self.poll(topic))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -309,9 +221,10 @@ class Feed:
         """Poll forever (until `stop`): the desk's background schedule."""
         self._stopped.clear()
         while not self._stopped.is_set():
+            self._wake.clear()
             self.tick()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stopped.wait(), timeout=self.tick_s)
+                await asyncio.wait_for(self._wake.wait(), timeout=self.next_wake_s())
 
     async def idle(self) -> None:
         """Wait until no poll started by the scheduler is in flight."""
@@ -321,6 +234,7 @@ class Feed:
     async def stop(self) -> None:
         """Stop scheduling and cancel polls in flight."""
         self._stopped.set()
+        self._wake.set()
         for task in list(self._tasks):
             task.cancel()
         if self._tasks:
@@ -338,6 +252,7 @@ class Feed:
             if topic not in self.topics:
                 continue
             self._kicked.discard(topic)
+            self._gapped.discard(topic)
             self._last_run[topic] = self.monotonic()
             await self.poll(topic)
 
@@ -364,8 +279,7 @@ class Feed:
             self._failed(topic, error)
             return False
         finally:
-            self._inflight.discard(topic)
-            self._pending.pop(topic, None)
+            self._ended(topic)
             self.post(BudgetChanged(self.budget.used(), BUDGET_TOKENS))
         self.failing.pop(topic, None)
         self._failures.pop(topic, None)
@@ -374,7 +288,8 @@ class Feed:
             self._resume()
         self._set_connection(ConnectionState.CONNECTED, "")
         self._news.polled(topic)
-        self._watch_money(topic)
+        if kicks := self._money.kicks(topic, self._fetcher.records(topic)):
+            self.kick(*kicks, gap=True)
         if topic in STEERING:
             self._steer()
         if isinstance(message, RfqsUpdated) and message.direction == "received":
@@ -382,29 +297,6 @@ class Feed:
         self.post(message)
         self._report_new_marks()
         return True
-
-    def _watch_money(self, topic: Topic) -> None:
-        """Kick the money topics when this poll shows money moved since the last one.
-
-        A booking seen on a quote also kicks the trades and transfers it made, and the RFQs it
-        closed; when those
-        polls then show its legs and deposits, the booking has already been acted on.
-        """
-        moved = money_moved(topic, self._fetcher.records(topic))
-        if moved is None:
-            return
-        before = self._moved.get(topic)
-        self._moved[topic] = set(moved)
-        # The first poll only learns what is there: nothing has moved *since*.
-        fresh = set(moved) - before if before is not None else set()
-        if topic in (Topic.QUOTES_SENT, Topic.QUOTES_RECEIVED):
-            self._booked.update(moved.values())
-            if fresh:
-                # The booking closed the RFQ too: its poll confirms what the book shows.
-                rfqs = Topic.RFQS_SENT if topic is Topic.QUOTES_RECEIVED else Topic.RFQS_RECEIVED
-                self.kick(*MONEY_TOPICS, Topic.TRADES, Topic.TRANSFERS, rfqs)
-        elif any(moved[record] not in self._booked for record in fresh):
-            self.kick(*MONEY_TOPICS)
 
     def _resume(self) -> None:
         """The venue answers again: what was failing polls now, not when its backoff ends."""

@@ -33,6 +33,12 @@ class PollSpec:
     cold_s: float
     priority: int
     """Lower polls first when several are due at once."""
+    urgent: bool = False
+    """While hot, polled ahead of everything else due, kicks included: what the trader must
+    see within a second (a new RFQ for me)."""
+    kick_gap_s: float = 0.0
+    """A kick waits until this long after the topic's last poll: a run of bookings refreshes
+    a dear topic once, not once per booking."""
 
     @property
     def cost(self) -> int:
@@ -40,23 +46,36 @@ class PollSpec:
         return endpoint_named(self.endpoint).cost if self.endpoint else 0
 
 
+MONEY_FOLLOW_UP_S = 4.0
+"""After a money-moving action, the second look: a chain block (2 s in the sandbox) and a poll.
+Also the kick gap of the dear money topics: a run of bookings refreshes them once per gap."""
+
 SPECS: dict[Topic, PollSpec] = {
     spec.topic: spec
     for spec in (
         PollSpec(Topic.QUOTES_SENT, "quotes_sent", 2.0, 6.0, 0),
         PollSpec(Topic.QUOTES_RECEIVED, "quotes_received", 2.0, 6.0, 0),
-        PollSpec(Topic.RFQS_RECEIVED, "rfqs_received", 5.0, 12.0, 1),
+        # A maker's business: a new RFQ on screen within a second (a poll every 1.8 s is half
+        # the budget; the kicks and the quieter topics make room for it).
+        PollSpec(Topic.RFQS_RECEIVED, "rfqs_received", 1.8, 12.0, 0, urgent=True),
         # The board's prices come from the quotes poll; the sent RFQs poll adds only their
         # status and structure price, so it need not be as quick (and costs 10).
-        PollSpec(Topic.RFQS_SENT, "rfqs_sent", 8.0, 20.0, 1),
+        PollSpec(Topic.RFQS_SENT, "rfqs_sent", 20.0, 30.0, 1),
         PollSpec(Topic.STATUS, "status", 5.0, 10.0, 2),
         # Bookings and money actions kick these (`MONEY_TOPICS`): the slow poll is a backstop.
-        PollSpec(Topic.SUMMARY, "portfolio_summary", 10.0, 30.0, 3),
-        PollSpec(Topic.POOLS, "settlement_pools", 8.0, 45.0, 3),
+        PollSpec(Topic.SUMMARY, "portfolio_summary", 10.0, 30.0, 3, kick_gap_s=MONEY_FOLLOW_UP_S),
+        PollSpec(Topic.POOLS, "settlement_pools", 8.0, 45.0, 3, kick_gap_s=MONEY_FOLLOW_UP_S),
         PollSpec(Topic.TRANSFERS, "transfers", 5.0, 20.0, 4),
         PollSpec(Topic.POSITIONS, "portfolio_positions", 5.0, 20.0, 4),
         # Valued at the mark (10 tokens a page): polled only while the Positions tab is shown.
-        PollSpec(Topic.AGGREGATED, "portfolio_aggregated_positions", 10.0, 60.0, 4),
+        PollSpec(
+            Topic.AGGREGATED,
+            "portfolio_aggregated_positions",
+            10.0,
+            60.0,
+            4,
+            kick_gap_s=MONEY_FOLLOW_UP_S,
+        ),
         PollSpec(Topic.TRADES, "portfolio_trades", 5.0, 20.0, 4),
         PollSpec(Topic.STATS, None, 15.0, 30.0, 5),
         PollSpec(Topic.COMPANIES, "companies", 120.0, 300.0, 0),
@@ -70,6 +89,10 @@ schedule asks for about 50 tokens per 10 s window, under the 60 the polls may us
 (20 tokens) then delays the next polls by a second or so, not by a whole window.
 """
 
+ROUTINE_SHARE_TOKENS = 40
+"""The most the polls that are not urgent spend in one window: whatever else the trader's
+writes leave goes to the urgent ones (a new RFQ on screen within a second wants ~55)."""
+
 PAGE_LIMITS: dict[Topic, int] = {
     Topic.TRADES: 10_000,
     Topic.TRANSFERS: 10_000,
@@ -79,8 +102,6 @@ PAGE_LIMITS: dict[Topic, int] = {
 }
 """Big pages for the list endpoints, charged per page: one page, one charge."""
 
-MONEY_FOLLOW_UP_S = 4.0
-"""After a money-moving action, the second look: a chain block (2 s in the sandbox) and a poll."""
 QUIET_AFTER_EXPIRY = timedelta(minutes=2)
 """An unaccepted quote this long past its expiry will not change any more."""
 

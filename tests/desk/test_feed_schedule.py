@@ -1,0 +1,146 @@
+"""The feed's timing without a network (`tui.desk.feed.schedule.PollSchedule`): what polls
+first, what the routine polls may spend, that a waiting action holds every poll off, and how
+long the schedule sleeps."""
+
+from __future__ import annotations
+
+import asyncio
+
+from tests.api.kit.clocks import FakeTime
+from tui.api.budget import DESK_RESERVE_TOKENS, TokenBudget
+from tui.desk.feed.schedule import MIN_NAP_S, WAITING_ACTION_NAP_S, PollSchedule
+from tui.desk.feed.topics import ROUTINE_SHARE_TOKENS, SPECS
+from tui.desk.messages import Topic
+
+ROUTINE_DEAR = (Topic.SUMMARY, Topic.POOLS, Topic.RFQS_SENT)
+"""Routine topics that cost 10 a poll."""
+
+
+def schedule(fake: FakeTime) -> PollSchedule:
+    budget = TokenBudget(clock=fake.clock, sleep=fake.sleep)
+    return PollSchedule(
+        tuple(t for t in SPECS if t is not Topic.STATS),
+        budget,
+        keep_free=DESK_RESERVE_TOKENS,
+        monotonic=fake.clock,
+        max_nap_s=5.0,
+    )
+
+
+def poll(plan: PollSchedule, topic: Topic) -> None:
+    """A poll of ``topic`` starts, charges the budget as the client would, and ends."""
+    plan._started(topic)
+    assert plan.budget.try_acquire(SPECS[topic].cost)
+    plan._ended(topic)
+
+
+def test_a_new_rfq_for_me_polls_ahead_of_kicks_and_priorities() -> None:
+    fake = FakeTime()
+    plan = schedule(fake)
+    for topic in plan.polling():
+        poll(plan, topic)
+    plan.set_hot({Topic.RFQS_RECEIVED})
+    poll(plan, Topic.RFQS_RECEIVED)
+    plan.kick(Topic.QUOTES_SENT, Topic.TRADES)  # a user action changed these
+    fake.advance(SPECS[Topic.RFQS_RECEIVED].hot_s + 0.01)
+    due = plan.due()
+    assert due[0] is Topic.RFQS_RECEIVED
+    assert set(due[1:3]) == {Topic.QUOTES_SENT, Topic.TRADES}
+    # Not hot (another tab on screen), it is a routine poll again and waits for the kicks.
+    plan.set_hot(set())
+    fake.advance(SPECS[Topic.RFQS_RECEIVED].cold_s)
+    assert plan.due().index(Topic.RFQS_RECEIVED) >= 2
+
+
+def test_routine_polls_keep_to_their_share_while_a_new_rfq_is_urgent() -> None:
+    fake = FakeTime()
+    plan = schedule(fake)
+    plan.set_hot({Topic.RFQS_RECEIVED})
+    spent = 0
+    while spent + 10 <= ROUTINE_SHARE_TOKENS:
+        poll(plan, ROUTINE_DEAR[spent // 10 % len(ROUTINE_DEAR)])
+        spent += 10
+    # The routine share is spent; the budget is not: the urgent poll still fits.
+    assert not plan.fits(Topic.SUMMARY)
+    assert plan.fits(Topic.RFQS_RECEIVED)
+    # The share frees as its polls leave the window (and the schedule sleeps until then).
+    assert plan.wait_for_tokens(Topic.SUMMARY) > 0
+    fake.advance(plan.wait_for_tokens(Topic.SUMMARY))
+    assert plan.fits(Topic.SUMMARY)
+    # With nothing urgent on screen, the routine polls may use the whole budget bar the reserve.
+    fresh = schedule(FakeTime())
+    for n in range(ROUTINE_SHARE_TOKENS // 10 + 1):
+        poll(fresh, ROUTINE_DEAR[n % len(ROUTINE_DEAR)])
+    assert fresh.fits(Topic.SUMMARY)
+
+
+def test_every_poll_leaves_a_write_of_room_and_waits_while_an_action_waits() -> None:
+    fake = FakeTime()
+    plan = schedule(fake)
+    plan.set_hot({Topic.RFQS_RECEIVED})
+    assert plan.budget.try_acquire(plan.budget.tokens - DESK_RESERVE_TOKENS - 5)
+    assert not plan.fits(Topic.RFQS_RECEIVED), "it would eat into the trader's reserve"
+    assert plan.fits(Topic.QUOTES_SENT), "a 1-token poll still fits"
+    plan.budget.waiting = 1  # the trader's quote waits for tokens
+    assert not plan.fits(Topic.QUOTES_SENT)
+    plan.kick(Topic.QUOTES_SENT)
+    assert plan.next_wake_s() == WAITING_ACTION_NAP_S
+    plan.budget.waiting = 0
+    assert plan.fits(Topic.QUOTES_SENT)
+
+
+async def test_the_budget_counts_who_waits_for_tokens() -> None:
+    fake = FakeTime()
+    released = asyncio.Event()
+
+    async def sleep(seconds: float) -> None:
+        await released.wait()
+        fake.advance(seconds)
+
+    budget = TokenBudget(clock=fake.clock, sleep=sleep)
+    assert budget.try_acquire(budget.tokens)
+    action = asyncio.create_task(budget.acquire(20))
+    await asyncio.sleep(0)
+    assert budget.waiting == 1
+    released.set()
+    await action
+    assert budget.waiting == 0
+
+
+def test_an_idle_schedule_sleeps_until_its_next_poll_and_a_kick_wakes_it() -> None:
+    fake = FakeTime()
+    plan = schedule(fake)
+    assert plan.next_wake_s() == MIN_NAP_S, "never polled: everything is due"
+    for topic in plan.polling():
+        poll(plan, topic)
+    soonest = min(plan.wait_s(t) for t in plan.polling())
+    assert plan.next_wake_s() == min(plan.max_nap_s, soonest)
+    fake.advance(1.0)
+    assert plan.next_wake_s() == min(plan.max_nap_s, soonest - 1.0)
+    plan._wake.clear()
+    plan.kick(Topic.TRADES)
+    assert plan._wake.is_set()
+    assert plan.next_wake_s() == MIN_NAP_S
+    # A kick a few seconds off: the schedule wakes for it, not before.
+    poll(plan, Topic.TRADES)
+    plan.kick(Topic.TRADES, after_s=0.5)
+    assert plan.next_wake_s() == 0.5
+
+
+def test_a_kick_of_a_dear_money_topic_waits_for_its_gap() -> None:
+    fake = FakeTime()
+    plan = schedule(fake)
+    for topic in plan.polling():
+        poll(plan, topic)
+    gap = SPECS[Topic.SUMMARY].kick_gap_s
+    assert gap > 0
+    plan.kick(Topic.SUMMARY, gap=True)  # a booking seen by a poll
+    assert Topic.SUMMARY not in plan.due()
+    assert plan.next_wake_s() <= gap
+    fake.advance(gap)
+    assert plan.due()[0] is Topic.SUMMARY
+    # The user's own kick (f5, an action) polls at once, gap or not.
+    poll(plan, Topic.SUMMARY)
+    plan.kick(Topic.SUMMARY, gap=True)
+    plan.kick(Topic.SUMMARY)
+    assert plan.due()[0] is Topic.SUMMARY

@@ -1,0 +1,213 @@
+"""`PollSchedule`: when each topic polls next, in what order, and whether its tokens fit now.
+
+The timing half of the feed, with no network in it: which topics are hot, which were kicked
+(now, or a few seconds from now), which are in flight, how far a failing one is put off, and
+how long the scheduler may sleep. `Feed` (``scheduler``) is a schedule that also polls.
+
+The order of polls due at once: a hot urgent topic first (a new RFQ for me waits for nobody:
+`PollSpec.urgent`), then what was kicked (something the user did, or a booking, changed it),
+then by priority and by how overdue each is. A kick never polls a topic sooner than its
+`PollSpec.kick_gap_s` after its last poll, so a run of bookings refreshes the dear money
+topics once, not once per booking.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable
+
+from tui.api.budget import TokenBudget
+from tui.desk.feed.topics import HOT_ONLY, ROUTINE_SHARE_TOKENS, SPECS, backoff_s
+from tui.desk.messages import Topic
+
+MIN_NAP_S = 0.01
+"""The shortest sleep of the schedule: a wait for tokens never spins."""
+WAITING_ACTION_NAP_S = 0.05
+"""How often the schedule looks again while a trader's action waits for tokens."""
+
+
+class PollSchedule:
+    """The feed's timing (see module docs): set up with the topics polled and the budget."""
+
+    def __init__(
+        self,
+        topics: tuple[Topic, ...],
+        budget: TokenBudget,
+        *,
+        keep_free: int,
+        monotonic: Callable[[], float],
+        max_nap_s: float,
+    ) -> None:
+        self.topics = topics
+        self.budget = budget
+        self.keep_free = keep_free
+        """Tokens the polls leave free in every window, for the user's own next action."""
+        self.monotonic = monotonic
+        self.max_nap_s = max_nap_s
+        """The longest the schedule sleeps with nothing due (a kick, a poll's end wakes it)."""
+        self.hot: set[Topic] = set()
+        self._last_run: dict[Topic, float] = {}
+        self._kicked: set[Topic] = set()
+        self._kick_at: dict[Topic, float] = {}
+        self._gapped: set[Topic] = set()
+        """Kicked topics whose kick came from a poll: they keep their kick gap."""
+        self._inflight: set[Topic] = set()
+        self._pending: dict[Topic, int] = {}
+        """Tokens of the polls started and not yet ended (charged when their request leaves)."""
+        self._routine: list[tuple[float, int]] = []
+        """When each routine (not urgent) poll started and its cost: their share's window."""
+        self._failures: dict[Topic, int] = {}
+        """Failed polls in a row, per topic: how far its next poll is put off (`backoff_s`)."""
+        self._wake = asyncio.Event()
+        """Set when the schedule may have changed: a kick, a new hot set, a poll's end, a stop."""
+
+    def set_hot(self, topics: Iterable[Topic]) -> None:
+        """Poll these topics fast from now on; a topic that just turned hot polls at once."""
+        new = set(topics)
+        self._kicked.update(new - self.hot)
+        self.hot = new
+        self._wake.set()
+
+    def kick(self, *topics: Topic, after_s: float = 0.0, gap: bool = False) -> None:
+        """Poll these topics as soon as the budget allows (after a user action changed them).
+
+        With ``after_s``, not now but that many seconds from now (sooner if already due
+        sooner): for what the venue finishes a little later, like a deposit confirming on
+        chain a block after it was sent. With ``gap`` (what a poll saw, not what the user
+        asked for), not sooner than each topic's `PollSpec.kick_gap_s` after its last poll.
+        """
+        self._wake.set()
+        if gap:
+            self._gapped.update(t for t in topics if t not in self._kicked)
+        else:
+            self._gapped.difference_update(topics)
+        if after_s <= 0:
+            self._kicked.update(topics)
+            return
+        at = self.monotonic() + after_s
+        for topic in topics:
+            self._kick_at[topic] = min(at, self._kick_at.get(topic, at))
+
+    def polling(self) -> list[Topic]:
+        """The topics polled now: all but the `HOT_ONLY` ones that are not hot."""
+        return [t for t in self.topics if t not in HOT_ONLY or t in self.hot]
+
+    def interval(self, topic: Topic) -> float:
+        """Seconds between polls of ``topic`` right now."""
+        spec = SPECS[topic]
+        return spec.hot_s if topic in self.hot else spec.cold_s
+
+    def wait_s(self, topic: Topic) -> float:
+        """Seconds from one poll of ``topic`` to the next: its interval, backed off while its
+        polls fail (see `tui.desk.feed.topics.backoff_s`); a kick polls at once regardless."""
+        return backoff_s(self.interval(topic), self._failures.get(topic, 0))
+
+    def _kick_waits(self, topic: Topic, now: float) -> float:
+        """Seconds a kicked ``topic`` still waits for its `PollSpec.kick_gap_s` (0: none)."""
+        last = self._last_run.get(topic)
+        if last is None or topic not in self._gapped:
+            return 0.0
+        return max(0.0, last + SPECS[topic].kick_gap_s - now)
+
+    def due(self) -> list[Topic]:
+        """Topics whose interval has passed (or that were kicked), most urgent first."""
+        now = self.monotonic()
+        for topic, at in list(self._kick_at.items()):
+            if at <= now:
+                del self._kick_at[topic]
+                self._kicked.add(topic)
+        waiting: list[tuple[bool, bool, int, float, Topic]] = []
+        for topic in self.polling():
+            if topic in self._inflight:
+                continue
+            last = self._last_run.get(topic)
+            kicked = topic in self._kicked and not self._kick_waits(topic, now)
+            if kicked or last is None:
+                overdue = float("inf")
+            elif now - last >= self.wait_s(topic):
+                overdue = (now - last) / self.wait_s(topic)
+            else:
+                continue
+            urgent = SPECS[topic].urgent and topic in self.hot
+            waiting.append((not urgent, not kicked, SPECS[topic].priority, -overdue, topic))
+        waiting.sort()
+        return [topic for *_, topic in waiting]
+
+    def _urgent(self, topic: Topic) -> bool:
+        return SPECS[topic].urgent and topic in self.hot
+
+    def _routine_wait(self, cost: int, now: float) -> float:
+        """Seconds until a routine poll of ``cost`` fits `ROUTINE_SHARE_TOKENS` (0: now).
+
+        A routine poll's tokens count for one window and the budget's margin from its start.
+        """
+        keep = self.budget.window_s + self.budget.margin_s
+        self._routine = [(at, spent) for at, spent in self._routine if at + keep > now]
+        over = sum(spent for _, spent in self._routine) + cost - ROUTINE_SHARE_TOKENS
+        wait = 0.0
+        for at, spent in self._routine:  # oldest first: they leave first
+            if over <= 0:
+                break
+            over -= spent
+            wait = at + keep - now
+        return wait
+
+    def wait_for_tokens(self, topic: Topic) -> float:
+        """Seconds until a poll of ``topic`` may spend its cost (0: now; inf: not before a
+        poll in flight ends or a waiting action is served, which wakes the schedule).
+
+        Polls started but still in flight count as spent: the client charges the budget only
+        when a poll's request goes out, so several polls started in one tick must not each see
+        the same free tokens. Every poll leaves the reserve free; the routine ones also keep
+        to their share while an urgent one is hot, so it always has room; none starts while
+        a trader's action waits for tokens.
+        """
+        cost = SPECS[topic].cost
+        if cost == 0:
+            return 0.0
+        need = cost + sum(self._pending.values())
+        if self.budget.waiting or need + self.keep_free > self.budget.tokens:
+            return float("inf")
+        wait = self.budget.wait_time(need, self.keep_free)
+        if not self._urgent(topic) and any(self._urgent(hot) for hot in self.hot):
+            wait = max(wait, self._routine_wait(cost, self.monotonic()))
+        return wait
+
+    def fits(self, topic: Topic) -> bool:
+        """Whether a poll of ``topic`` may spend its cost now (`wait_for_tokens`)."""
+        return self.wait_for_tokens(topic) <= 0
+
+    def next_wake_s(self) -> float:
+        """Seconds the schedule may sleep: until the next poll falls due or, when the most
+        urgent due poll waits for tokens, until they are free. A kick, a new hot set or the
+        end of a poll wakes it sooner, so an idle desk wakes only when it has work."""
+        now = self.monotonic()
+        due = self.due()
+        if due:
+            wait = self.wait_for_tokens(due[0])
+            if self.budget.waiting:
+                return WAITING_ACTION_NAP_S
+            return min(self.max_nap_s, max(MIN_NAP_S, wait))
+        waits = [at - now for at in self._kick_at.values()]
+        for topic in self.polling():
+            if topic in self._inflight or topic not in self._last_run:
+                continue
+            waits.append(self._last_run[topic] + self.wait_s(topic) - now)
+            if topic in self._kicked:
+                waits.append(self._kick_waits(topic, now))
+        return min(self.max_nap_s, max(MIN_NAP_S, min(waits, default=self.max_nap_s)))
+
+    def _started(self, topic: Topic) -> None:
+        """A poll of ``topic`` starts now: its tokens are pending and its kick is spent."""
+        self._pending[topic] = SPECS[topic].cost
+        self._kicked.discard(topic)
+        self._gapped.discard(topic)
+        self._last_run[topic] = self.monotonic()
+        if SPECS[topic].cost and not self._urgent(topic):
+            self._routine.append((self._last_run[topic], SPECS[topic].cost))
+
+    def _ended(self, topic: Topic) -> None:
+        """A poll of ``topic`` ended (either way): its tokens are the budget's to count."""
+        self._inflight.discard(topic)
+        self._pending.pop(topic, None)
+        self._wake.set()
