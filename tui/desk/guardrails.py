@@ -24,6 +24,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from tui.api.models import TradeSide
+from tui.desk.widgets.common import fmt
 
 if TYPE_CHECKING:  # the settings are read before the first frame; the models load later
     from tui.api.models import RFQ, Structure
@@ -42,10 +43,6 @@ class GuardrailSettings:
 
 
 DEFAULTS = GuardrailSettings()
-
-
-def _plain(value: Decimal) -> str:
-    return f"{value.normalize():,f}"
 
 
 def _side_off(
@@ -67,8 +64,8 @@ def _side_off(
         return None
     where = "above" if price > fair else "below"
     return (
-        f"{side} {_plain(price)} is {distance.quantize(Decimal(1))} bps {where} fair value "
-        f"{_plain(fair)} (limit {_plain(limit)} bps)"
+        f"{side} {fmt.exact(price)} is {distance.quantize(Decimal(1))} bps {where} fair value "
+        f"{fmt.exact(fair)} (limit {fmt.exact(limit)} bps)"
     )
 
 
@@ -113,7 +110,8 @@ def notional_over(notional: Decimal | None, settings: GuardrailSettings = DEFAUL
     if notional is None or notional <= settings.max_notional:
         return None
     return (
-        f"notional {notional:,.2f} USDC is over the limit of {_plain(settings.max_notional)} USDC"
+        f"notional {fmt.money(notional)} USDC is over the limit of "
+        f"{fmt.exact(settings.max_notional)} USDC"
     )
 
 
@@ -158,18 +156,16 @@ def duplicate_rfq(
     seconds = int((now - newest.created_at).total_seconds())
     return (
         f"the same structure was asked {seconds} s ago (RFQ {newest.rfq_id[:8]}, "
-        f"qty {_plain(newest.qty)}): a duplicate RFQ?"
+        f"qty {fmt.exact(newest.qty)}): a duplicate RFQ?"
     )
 
 
 def confirmation_words(action: str, reasons: Sequence[str]) -> tuple[str, str]:
     """Title and body of the second confirmation: what is about to be done, and every reason
-    it is asked again (for `tui.desk.screens.confirm.ConfirmScreen`, ``danger=True``)."""
+    it is asked again (for `tui.desk.screens.confirm.ConfirmScreen` with ``second_question``,
+    which says under it which keys answer, as the keymap has them)."""
     lines = "\n".join(f"  • {reason}" for reason in reasons)
-    return (
-        f"Check again: {action}",
-        f"[b $warning]Asked again because[/]\n{lines}\n\ny sends it anyway, n backs out.",
-    )
+    return (f"Check again: {action}", f"[b $warning]Asked again because[/]\n{lines}")
 
 
 def reasons(*found: str | None) -> list[str]:

@@ -60,7 +60,7 @@ class MakerRole:
             word = "replaced" if replaces else "sent"
             return Done(
                 f"quote {fmt.short_id(quote.parent_quote_id)} {word}: "
-                f"bid {fmt.price(quote.aggregated_bid)} ask {fmt.price(quote.aggregated_ask)}",
+                f"bid {fmt.exact(quote.aggregated_bid)} ask {fmt.exact(quote.aggregated_ask)}",
                 record=quote,
                 refresh=(Topic.QUOTES_SENT, Topic.RFQS_RECEIVED),
             )

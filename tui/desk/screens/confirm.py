@@ -6,7 +6,9 @@ Used before an accept (side, price, qty, notional, pool), the kill switch and RF
 A second question (a guardrail: "this is 500 bps off fair, send anyway?") is asked with
 ``second_question``: ``y`` and Enter do not answer it, only ``s`` (send anyway) or ``n``. A
 ``yy`` hammered through the first question, or typed ahead of it, rings the bell instead of
-sending what the guardrail stopped.
+sending what the guardrail stopped; no button holds the focus (Enter would press it). The
+dialog says under the question which keys answer it, as the keymap has them, and the footer
+offers those keys only.
 
 `RecheckedConfirmScreen` also looks at the newest data on ``y`` before it says yes: terms
 that changed since the dialog opened (a quote replaced, pulled, expired) are not confirmed;
@@ -25,6 +27,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static
 
+from tui.desk.keymap import DeskKeymap
+
 Terms = TypeVar("Terms")
 
 
@@ -37,6 +41,13 @@ class ConfirmScreen(ModalScreen[bool]):
         Binding("n", "cancel", "Back out", id="confirm.no"),
         Binding("escape", "cancel", "Back out", show=False, id="confirm.no_escape"),
         Binding("s", "send_anyway", "Send anyway", id="confirm.send_anyway"),
+        Binding(
+            "y,enter",
+            "not_an_answer",
+            "y is no answer to a second question",
+            show=False,
+            id="confirm.not_an_answer",
+        ),
     ]
 
     def __init__(
@@ -56,38 +67,61 @@ class ConfirmScreen(ModalScreen[bool]):
         self.second_question = second_question
 
     def compose(self) -> ComposeResult:
-        """Title, what will happen, and the two choices."""
+        """Title, what will happen (for a second question, which keys answer it), and the two
+        choices, each naming its key."""
+        yes_id = "confirm.send_anyway" if self.second_question else "confirm.yes"
+        yes_key, no_key = self.key_words(yes_id), self.key_words("confirm.no")
+        if self.second_question:
+            self.body += (
+                f"\n\n{yes_key} sends it anyway, {no_key} backs out "
+                f"({self.key_words('confirm.yes')} does not answer this question)."
+            )
         with Vertical(id="confirm-box", classes="modal-box danger" if self.danger else "modal-box"):
             yield Static(f"[b]{self.title_text}[/b]", classes="modal-title")
             yield Static(self.body, id="confirm-body")
             with Horizontal(classes="modal-buttons"):
-                yield Button(
-                    f"{self.confirm_label} ({'s' if self.second_question else 'y'})",
+                yes = Button(
+                    f"{self.confirm_label} ({yes_key})",
                     id="yes",
                     variant="error" if self.danger else "primary",
                     compact=True,
                 )
-                yield Button("Back out (n)", id="no", compact=True)
+                no = Button(f"Back out ({no_key})", id="no", compact=True)
+                if self.second_question:
+                    yes.can_focus = no.can_focus = False
+                yield yes
+                yield no
         yield Footer()
+
+    def key_words(self, binding_id: str) -> str:
+        """The keys of one of the dialog's bindings as the trader has them (the desk's keymap;
+        the default keys outside the desk)."""
+        keymap = getattr(self.app, "desk_keymap", None)
+        if isinstance(keymap, DeskKeymap):
+            return keymap.display(binding_id)
+        return next(b.key for b in self.BINDINGS if isinstance(b, Binding) and b.id == binding_id)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """Either button answers."""
         self.dismiss(event.button.id == "yes")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """``s`` answers only a second question (and only it is offered in the footer)."""
-        if action == "send_anyway":
+        """A second question is answered by ``s`` (or ``n``) only, and its footer offers no
+        ``y``; ``y`` and Enter ring the bell there (`action_not_an_answer`)."""
+        if action in ("send_anyway", "not_an_answer"):
             return self.second_question
-        if action == "confirm" and self.second_question:
-            return None  # shown disabled: y does not answer a second question
+        if action == "confirm":
+            return not self.second_question
         return True
 
     def action_confirm(self) -> None:
-        """Yes (not for a second question: see module docs)."""
-        if self.second_question:
-            self.app.bell()
-            return
-        self.dismiss(True)
+        """Yes (never to a second question: see module docs)."""
+        if not self.second_question:
+            self.dismiss(True)
+
+    def action_not_an_answer(self) -> None:
+        """``y`` or Enter on a second question: the bell, nothing sent."""
+        self.app.bell()
 
     def action_send_anyway(self) -> None:
         """Yes to a second question, read and answered with its own key."""
@@ -158,9 +192,11 @@ class RecheckedConfirmScreen(ConfirmScreen, Generic[Terms]):
         yes = self.query_one("#yes", Button)
         said = f"[b $error]Not sent: {found.changed}[/]\n\n"
         if found.offer is None:
-            self.body = said + "Nothing left to trade here: n backs out."
+            self.body = (
+                said + f"Nothing left to trade here: {self.key_words('confirm.no')} backs out."
+            )
         else:
             self.body = said + self.describe(found.offer)
-            yes.label = "Trade this instead (y)"
+            yes.label = f"Trade this instead ({self.key_words('confirm.yes')})"
             yes.disabled = False
         self.query_one("#confirm-body", Static).update(self.body)

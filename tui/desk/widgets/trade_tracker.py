@@ -58,7 +58,7 @@ def render_trade(trade: TrackedTrade, book: DeskBook, now: datetime) -> str:
     icon = "[$needs-action]●[/]" if trade.next_step is not NextStep.NONE else " "
     terms = (
         f"{icon} [b]{role}[/b] [{side_tone}]{side}[/] {escape(structure)} x{fmt.qty(trade.qty)}"
-        f" @ {fmt.price(trade.price)} vs {escape(book.company_name(trade.counterparty))}"
+        f" @ {fmt.exact(trade.price)} vs {escape(book.company_name(trade.counterparty))}"
     )
     # Each step is a column: name on one line, the time it was reached under it.
     columns = [("$booked", "✓", "accepted", fmt.clock_time(trade.accepted_at))]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 
+from tui.desk.widgets.common import fmt
 from tui.desk.widgets.common.forms import FormError
 
 _PLAIN = re.compile(r"^[+-]?(\d[\d,]*)?(\.\d*)?$")
@@ -19,11 +20,6 @@ _PLAIN = re.compile(r"^[+-]?(\d[\d,]*)?(\.\d*)?$")
 _GROUPED = re.compile(r"^\d{1,3}(,\d{3})*$")
 """An integer part written with thousands separators: 1,000 / 12,345,678."""
 _EXPONENT = re.compile(r"^[+-]?[\d.,]*\d[eE][+-]?\d+$")
-
-
-def _bound(value: Decimal) -> str:
-    text = f"{value:,f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def parse_amount(
@@ -73,9 +69,9 @@ def parse_amount(
         unit = "a whole number" if places == 0 else f"at most {places} decimal places"
         raise FormError({field: f"must be {unit} (typed {decimals})"})
     if minimum is not None and value < minimum:
-        raise FormError({field: f"must be at least {_bound(minimum)}"})
+        raise FormError({field: f"must be at least {fmt.exact(minimum)}"})
     if maximum is not None and value > maximum:
-        raise FormError({field: f"must be at most {_bound(maximum)}"})
+        raise FormError({field: f"must be at most {fmt.exact(maximum)}"})
     return value
 
 

@@ -2,13 +2,23 @@
 
 One formatter per kind of number, with thousands separators everywhere:
 
-- `money`: a USDC figure to read (balance, P&L, notional, exposure): 2 places.
-- `usdc`: a USDC amount that moves (a deposit, a permit, a transfer): every place it has, up
-  to USDC's 6, so the screen shows exactly what is signed or sent.
-- `price`: a price, with the places its size warrants.
-- `qty`: a quantity, without trailing zeros.
+- `exact`: a figure the trader typed or the venue sent, with every significant decimal it has
+  and no zero added: how a price or a size reads in a sentence (a toast, a trade's terms, a
+  guardrail's reason). `price`, `usdc` and `qty` are this rule too; nothing here rounds a
+  typed or sent figure.
+- `price`: a price in a column, exactly, padded to at least 2 places (``98,342.10``,
+  ``167.60001``): the zeros line a column up, a digit is never dropped.
+- `usdc`: an amount of USDC (a balance, a deposit owed, a permit, a transfer) wherever it is
+  shown, in money style (at least 2 places) with every place it has: up to USDC's 6 decimals,
+  and any further one, so an amount owed never looks smaller than it is.
+- `qty`: a quantity, exactly, without trailing zeros.
+- `money`: a figure derived to be read (notional, P&L, exposure, $ greeks), rounded to 2
+  places. Never for an amount of an asset: that is `usdc`.
 - `bps`: basis points.
 - `greek`: a greek in its own units (per underlying; never summed across underlyings).
+
+A column that lines its figures up by the point pads them with `places_of`, which counts every
+significant place of every figure: alignment adds zeros and never drops a digit.
 
 All amounts are `Decimal`; nothing here ever goes through float. A field the user types into
 holds the plain decimal that will be sent; what it means is `amounts.parse_amount`'s.
@@ -29,24 +39,38 @@ DASH = "-"
 
 
 def money(value: Decimal | None, places: int = 2, *, signed: bool = False) -> str:
-    """``1,234,567.89``; ``-`` for a missing value; ``+`` in front when ``signed``."""
+    """``1,234,567.89``: a derived figure to read, rounded to ``places``; ``-`` for a missing
+    value; ``+`` in front when ``signed``. An amount of an asset is `usdc`, not this."""
     if value is None:
         return DASH
     quant = Decimal(1).scaleb(-places)
     rounded = value.quantize(quant, rounding=ROUND_HALF_EVEN)
-    text = f"{rounded:,.{places}f}"
-    if signed and rounded > 0:
-        text = "+" + text
-    if text.startswith("-") and rounded == 0:
-        text = text[1:]
+    return _signed(f"{rounded:,.{places}f}", rounded, signed=signed)
+
+
+def exact(value: Decimal | None, low: int = 0, *, signed: bool = False) -> str:
+    """``1,234.56789``: every significant decimal ``value`` has, at least ``low`` places (zeros
+    added, never a digit dropped), thousands separators; ``-`` for a missing value."""
+    if value is None:
+        return DASH
+    if not value.is_finite():
+        return str(value)
+    return _signed(f"{value:,.{max(low, decimal_places(value))}f}", value, signed=signed)
+
+
+def _signed(text: str, value: Decimal, *, signed: bool) -> str:
+    """``+`` in front of a positive figure when asked; never a ``-`` in front of a zero."""
+    if signed and value > 0:
+        return "+" + text
+    if text.startswith("-") and value == 0:
+        return text[1:]
     return text
 
 
 def usdc(value: Decimal | None) -> str:
-    """``18,771.804583`` / ``500.00``: a USDC amount exactly, 2 to 6 places as it needs."""
-    if value is None:
-        return DASH
-    return money(value, places_of(value, low=2, high=6))
+    """``18,771.804583`` / ``500.00``: an amount of USDC exactly, at least 2 places, every
+    place it has (see module docs)."""
+    return exact(value, 2)
 
 
 def bps(value: Decimal | None) -> str:
@@ -57,38 +81,31 @@ def bps(value: Decimal | None) -> str:
 
 
 def price(value: Decimal | None) -> str:
-    """A price with the places it needs, at least 2, and no more than its size warrants.
-
-    ``98,342.10`` / ``3.4517`` / ``0.18412``: four places from 1 up, eight below 1, two from
-    1,000 up, so a column of prices stays readable whatever the venue's precision.
-    """
-    if value is None:
-        return DASH
-    magnitude = abs(value)
-    cap = 2 if magnitude >= 1000 else 4 if magnitude >= 1 else 8
-    return money(value, places_of(value, high=cap))
+    """``98,342.10`` / ``167.60001`` / ``0.000184125``: a price in a column, exactly, at least
+    2 places (in a sentence a price is `exact`)."""
+    return exact(value, 2)
 
 
-def places_of(*values: Decimal | None, low: int = 2, high: int = 8) -> int:
-    """Decimal places enough for every value (so a row's prices line up), within bounds."""
-    found = low
-    for value in values:
-        if value is None:
-            continue
-        exponent = value.normalize().as_tuple().exponent
-        if isinstance(exponent, int):
-            found = max(found, -exponent)
-    return min(found, high)
+def decimal_places(value: Decimal) -> int:
+    """How many decimal places ``value`` has, trailing zeros not counted (no rounding: the
+    context's precision never applies)."""
+    _sign, digits, exponent = value.as_tuple()
+    if not isinstance(exponent, int) or not any(digits):
+        return 0
+    trailing = len(digits) - len("".join(map(str, digits)).rstrip("0"))
+    return max(0, -(exponent + trailing))
+
+
+def places_of(*values: Decimal | None, low: int = 2, high: int | None = None) -> int:
+    """Decimal places enough for every value (so a column's figures line up by the point), at
+    least ``low``; ``high`` only for a derived figure, never for one typed or sent."""
+    found = max([low, *(decimal_places(v) for v in values if v is not None and v.is_finite())])
+    return found if high is None else min(found, high)
 
 
 def qty(value: Decimal | None) -> str:
-    """A quantity without trailing zeros: ``1.5``, ``1,000``."""
-    if value is None:
-        return DASH
-    normal = value.normalize()
-    exponent = normal.as_tuple().exponent
-    places = max(0, -exponent if isinstance(exponent, int) else 0)
-    return f"{normal:,.{places}f}"
+    """A quantity exactly, without trailing zeros: ``1.5``, ``1,000``, ``140.84``."""
+    return exact(value)
 
 
 def greek(value: Decimal | None) -> str:
