@@ -92,7 +92,7 @@ def test_deposit_needs_a_permit_and_the_money_then_confirms_after_a_block(kit):
     with expect_error(ErrorCode.CONFLICT, "sign a permit first"):
         _transfer(kit, "DESK", pool.pool_id, "100")
     kit.permit("DESK", pool.data.address, D(10_000_000))
-    with expect_error(ErrorCode.CONFLICT, "qty: the wallet holds only 750000 USDC"):
+    with expect_error(ErrorCode.CONFLICT, "qty: the wallet holds only 750,000 USDC"):
         _transfer(kit, "DESK", pool.pool_id, "750000.5")
     wallet = kit.wallet("DESK")
     transfer = _transfer(kit, "DESK", pool.pool_id, "1000.25")

@@ -156,7 +156,7 @@ class Chain:
         balance = wallet.usdc + delta
         if balance < 0:
             raise ServiceError.conflict(
-                f"qty: the wallet holds only {format(wallet.usdc, 'f')} USDC"
+                f"qty: the wallet holds only {format(wallet.usdc, ',f')} USDC"
             )
         self.store.update("wallets", "company_id", company_id, {"usdc": format(balance, "f")})
         return balance
