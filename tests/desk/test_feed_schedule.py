@@ -65,6 +65,9 @@ def test_routine_polls_keep_to_their_share_while_a_new_rfq_is_urgent() -> None:
     assert plan.fits(Topic.RFQS_RECEIVED)
     # The share frees as its polls leave the window (and the schedule sleeps until then).
     assert plan.wait_for_tokens(Topic.SUMMARY) > 0
+    # A kick is the user's (or the desk filling its panes again): it does not wait for the share.
+    plan.kick(Topic.POOLS)
+    assert plan.fits(Topic.POOLS)
     fake.advance(plan.wait_for_tokens(Topic.SUMMARY))
     assert plan.fits(Topic.SUMMARY)
     # With nothing urgent on screen, the routine polls may use the whole budget bar the reserve.

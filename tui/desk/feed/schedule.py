@@ -136,6 +136,16 @@ class PollSchedule:
     def _urgent(self, topic: Topic) -> bool:
         return SPECS[topic].urgent and topic in self.hot
 
+    def _keeps_share(self, topic: Topic) -> bool:
+        """Whether a poll of ``topic`` keeps to `ROUTINE_SHARE_TOKENS`: a routine one due by
+        its schedule while an urgent one is hot. A kicked one does not: the user asked for it
+        (f5, an action), or the desk is filling its panes again after the venue came back."""
+        return (
+            not self._urgent(topic)
+            and topic not in self._kicked
+            and any(self._urgent(hot) for hot in self.hot)
+        )
+
     def _routine_wait(self, cost: int, now: float) -> float:
         """Seconds until a routine poll of ``cost`` fits `ROUTINE_SHARE_TOKENS` (0: now).
 
@@ -159,7 +169,7 @@ class PollSchedule:
         Polls started but still in flight count as spent: the client charges the budget only
         when a poll's request goes out, so several polls started in one tick must not each see
         the same free tokens. Every poll leaves the reserve free; the routine ones also keep
-        to their share while an urgent one is hot, so it always has room; none starts while
+        to their share (`_keeps_share`), so an urgent one always has room; none starts while
         a trader's action waits for tokens.
         """
         cost = SPECS[topic].cost
@@ -169,7 +179,7 @@ class PollSchedule:
         if self.budget.waiting or need + self.keep_free > self.budget.tokens:
             return float("inf")
         wait = self.budget.wait_time(need, self.keep_free)
-        if not self._urgent(topic) and any(self._urgent(hot) for hot in self.hot):
+        if self._keeps_share(topic):
             wait = max(wait, self._routine_wait(cost, self.monotonic()))
         return wait
 
