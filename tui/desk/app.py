@@ -51,6 +51,7 @@ from tui.desk.roles.journals import history_path_for, journal_path_for
 from tui.desk.routing import pools_problem, route
 from tui.desk.screen_set import ScreenSet
 from tui.desk.session import Connection, Connector
+from tui.desk.start_up import StartUp
 from tui.desk.themes import BUILTIN_THEMES, DESK_VARIABLES, load_user_themes, pick_theme
 from tui.desk.typeahead import Replay, TypeAhead
 from tui.desk.venue_link import VenueLink
@@ -110,6 +111,7 @@ class DeskApp(RoleSet, ScreenSet, App[None]):
         )
         self.panes = DeskPanes(self, self.book, self.clock, self.alert_settings)
         self.type_ahead = TypeAhead(self)
+        self.start_up = StartUp(self)
         for builtin in BUILTIN_THEMES.values():
             self.register_theme(builtin)
         loaded = load_user_themes(theme_dirs() if user_theme_dirs is None else user_theme_dirs)
@@ -172,22 +174,31 @@ class DeskApp(RoleSet, ScreenSet, App[None]):
     # -- layout -----------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        """Header, the six tabs, status bar, footer (`tui.desk.layout`)."""
+        """Header, the six tabs, status bar, footer (`tui.desk.layout`): the first frame."""
         yield from desk_layout(self.book, self.clock)
 
+    def on_load(self) -> None:
+        """Look for the venue (or start the sandbox) while the first frame is drawn."""
+        self.link.reach()
+
     def on_mount(self) -> None:
-        """Show who and where at once, then connect in the background."""
+        """Show who and where at once; then the rest of the desk, then connect
+        (`tui.desk.start_up`)."""
         header = self.query_one(PortfolioHeader)
         header.profile = self.link.connector.label
         header.sandbox = self.link.connector.sandbox
         for warning in [*self._theme_warnings, *self.desk_keymap.warnings]:
             self.notify(warning, severity="warning")
         self.theme_changed_signal.subscribe(self, lambda _theme: self.panes.restyle())
-        self.set_interval(1.0, self._every_second, name="desk-second")
         self.link.tick_freshness()
         fit_terminal(self, self.size.width, self.size.height)
         self.query_one("#inbox-table").focus()
-        self.call_after_refresh(self.link.connect)  # the first frame does not wait for it
+        self.run_worker(self._come_up(), name="start-up", group="start-up")
+        self.link.connect(after=self.start_up.whole)
+
+    async def _come_up(self) -> None:
+        await self.start_up.run()
+        self.set_interval(1.0, self._every_second, name="desk-second")  # every part is there
 
     def _every_second(self) -> None:
         if not self.is_running:
@@ -336,6 +347,8 @@ class DeskApp(RoleSet, ScreenSet, App[None]):
                 await self._take_key(key)
             return
         if isinstance(event, events.Key) and not event.is_forwarded:
+            if self.start_up.hold(event):
+                return  # the desk is not whole yet: the key goes on once it is
             if self.type_ahead.busy:
                 self.type_ahead.keep(event)
             else:

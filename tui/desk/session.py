@@ -7,9 +7,11 @@ connectors that need no watching live in `tui.desk.connection` (and are importab
 
 The sandbox connector attaches to a sandbox already serving the same data directory (its
 credentials file names the address; ``GET /v1/status`` proves it answers), or starts one as a
-child process on a free loopback port and waits for its ready line. It opens the desk as the
-seeded company ``DESK``; its wallet key comes from the credentials file. A real profile's
-wallet key is in an encrypted keystore, unlocked by a password prompt when first needed.
+child process on a free loopback port and waits for its ready line. That much (`reach`) loads
+no models: the desk does it while its first frame is drawn, and makes the `Connection` after.
+It opens the desk as the seeded company ``DESK``; its wallet key comes from the credentials
+file. A real profile's wallet key is in an encrypted keystore, unlocked by a password prompt
+when first needed.
 
 The sandbox connector then keeps watching (it is `tui.desk.supervisor.Supervised`): a child
 it started that dies is started again on the same database with the same arguments (and never
@@ -28,6 +30,7 @@ import asyncio
 import contextlib
 import sys
 from pathlib import Path
+from typing import Any
 
 from tui.desk.config import SANDBOX_PROFILE
 from tui.desk.connection import (
@@ -109,6 +112,8 @@ class SandboxConnector:
         self._owner_pid: int | None = None
         """The desk that owns the attached sandbox, as its credentials file said."""
         self._watch: asyncio.Task[None] | None = None
+        self._reached: dict[str, Any] | None = None
+        """The credentials document of the sandbox `reach` found or started, until `connect`."""
 
     @property
     def process(self) -> asyncio.subprocess.Process | None:
@@ -120,17 +125,27 @@ class SandboxConnector:
         """Whether this desk's own sandbox child is up."""
         return self.child is not None and self.child.running
 
+    async def reach(self) -> None:
+        """Find the sandbox serving this data dir, or start one and wait until it is ready;
+        no models are loaded (`connect` makes the connection)."""
+        if self._reached is not None or self._watch is not None:
+            return
+        private_folder(self.data)  # keys live here
+        document = await self._answering()
+        self.attached = document is not None
+        self._reached = document if document is not None else await self._launch()
+
     async def connect(self) -> Connection:
         """Attach to a running sandbox for this data dir, or start one and wait until ready."""
         if self.connection is not None and self._watch is not None:
             return self.connection  # connected and watched already
-        private_folder(self.data)  # keys live here
-        attached = await self._attach()
-        if attached is not None:
-            self.attached = True
-            self.connection = attached
+        await self.reach()
+        document, self._reached = self._reached, None
+        assert document is not None
+        if self.attached:
+            self.connection = self._attached_to(document)
         else:
-            self.connection = await self._start()
+            self.connection = await self._connection_to_child(document)
         self._watch = asyncio.create_task(self._follow(), name="sandbox-watch")
         return self.connection
 
@@ -168,16 +183,28 @@ class SandboxConnector:
 
     # -- attached: another desk's, looked for; taken over once its owner is gone ------------
 
-    async def _attach(self) -> Connection | None:
+    async def _answering(self) -> dict[str, Any] | None:
+        """The credentials document of a sandbox serving this data dir that answers, if any."""
         if not self.credentials_path.exists():
             return None
         with contextlib.suppress(SessionError):
             document = read_credentials_file(self.credentials_path)
             if await answers_status(str(document.get("base_url", ""))):
-                connection = connection_from_credentials(document, self.short_name)
-                self._owner_pid = owner_of(document)[1]
-                return connection
+                return document
         return None
+
+    async def _attach(self) -> Connection | None:
+        document = await self._answering()
+        if document is None:
+            return None
+        with contextlib.suppress(SessionError):
+            return self._attached_to(document)
+        return None
+
+    def _attached_to(self, document: dict[str, Any]) -> Connection:
+        connection = connection_from_credentials(document, self.short_name)
+        self._owner_pid = owner_of(document)[1]
+        return connection
 
     def _owner(self) -> Owner:
         return owner_of({"owner_pid": self._owner_pid})[0]
@@ -238,7 +265,11 @@ class SandboxConnector:
         ]
 
     async def _start(self) -> Connection:
-        """Start the child, wait until it is ready and answers; its connection.
+        """Start the child, wait until it is ready and answers; its connection."""
+        return await self._connection_to_child(await self._launch())
+
+    async def _launch(self) -> dict[str, Any]:
+        """Start the child, wait until it is ready and answers; its credentials document.
 
         The credentials file is read only after the ready line, which the sandbox prints once
         it has written the file: a stale one is never mistaken for the new server's. It is not
@@ -249,11 +280,10 @@ class SandboxConnector:
         self.child = child  # from now on `close` stops it, whatever happens below
         try:
             await child.start(SANDBOX_START_TIMEOUT_S)
-            connection = connection_from_credentials(
-                read_credentials_file(self.credentials_path), self.short_name
-            )
-            if not await answers_status(connection.base_url):
-                raise SessionError(f"the sandbox does not answer at {connection.base_url}")
+            document = read_credentials_file(self.credentials_path)
+            base_url = str(document.get("base_url", ""))
+            if not await answers_status(base_url):
+                raise SessionError(f"the sandbox does not answer at {base_url}")
         except ChildStartError as error:
             raise SessionError(str(error)) from None
         except OSError as error:
@@ -261,7 +291,16 @@ class SandboxConnector:
         except SessionError:
             await child.stop()
             raise
-        return connection
+        return document
+
+    async def _connection_to_child(self, document: dict[str, Any]) -> Connection:
+        """The connection to the child just started (stopped when its file names none)."""
+        try:
+            return connection_from_credentials(document, self.short_name)
+        except SessionError:
+            if self.child is not None:
+                await self.child.stop()
+            raise
 
     async def _supervise(self) -> None:
         """Wait for the child to exit; restart it; say what happened; give up past the cap.

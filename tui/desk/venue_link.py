@@ -1,8 +1,12 @@
 """`VenueLink`: the desk's line to the venue, from the first connect to the last close.
 
 It holds the connector, the connection it gave, the signed client, the stats client and the feed
-that polls through them. Connecting (starting the sandbox, syncing the clock) runs in a worker so
-the first frame does not wait for it. When the connector is `Supervised`, the link follows its
+that polls through them. Connecting runs in a worker so the first frame does not wait for it: a
+connector that can (`Reaches`: the built-in sandbox) starts looking for the venue before the
+first frame, since that is another process's work (`reach`); the client and the models load
+once the desk is whole (`tui.desk.start_up`). The first poll is the portfolio summary, alone, and
+its figures are on screen before any other topic is polled, the journal is read or the writes
+are bound. When the connector is `Supervised`, the link follows its
 sandbox: a death stops polling and marks every pane stale with the reason; a restart swaps in a
 client on the new port and polls anew. The App holds one link and routes to it; it keeps no
 connection state of its own.
@@ -17,10 +21,11 @@ the journal view (j).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from textual.app import App
 from textual.widgets import TabbedContent
@@ -29,6 +34,7 @@ from tui.desk.book import DeskBook
 from tui.desk.feed.policy import NOT_CONNECTED
 from tui.desk.messages import ActionOutcome, ConnectionChanged, ConnectionState, Topic
 from tui.desk.session import Connection, Connector, SessionError
+from tui.desk.start_up import frame_drawn
 from tui.desk.supervisor import ChildGaveUp, SessionBack, SessionDown, Supervised
 from tui.desk.widgets.portfolio_header import PortfolioHeader
 from tui.desk.widgets.status_bar import StatusBar
@@ -41,6 +47,15 @@ if TYPE_CHECKING:
 
 ClientFactory = Callable[[Connection], "ServiceClient"]
 """Makes the client for a connection (tests hand in a client on their own sandbox)."""
+
+
+@runtime_checkable
+class Reaches(Protocol):
+    """A connector whose way to the venue can be found before the connection is made."""
+
+    async def reach(self) -> None:
+        """Find the venue (or start it), loading no client and no models."""
+        ...
 
 
 class VenueLink:
@@ -69,6 +84,7 @@ class VenueLink:
         self.feed: Feed | None = None
         self.journal_path = journal_path
         self._writes: DeskWrites | None = None
+        self._reaching: asyncio.Task[None] | None = None
         self.connected = asyncio.Event()
         self.down: SessionDown | None = None
         """Why the venue is unreachable right now (the sandbox died or stopped), else None."""
@@ -86,17 +102,32 @@ class VenueLink:
     def writes(self, writes: DeskWrites) -> None:
         self._writes = writes
 
-    def connect(self) -> None:
-        """Connect in a worker; the header says how it goes."""
+    def reach(self) -> None:
+        """Start looking for the venue now, if the connector can (`Reaches`): `connect`
+        carries on from there."""
+        if self._reaching is None and isinstance(self.connector, Reaches):
+            self._reaching = asyncio.ensure_future(self.connector.reach())
+
+    def connect(self, after: asyncio.Event | None = None) -> None:
+        """Connect in a worker, once ``after`` is set; the header says how it goes."""
         self.app.run_worker(
-            self._connect(), name="connect", group="session", exclusive=True, exit_on_error=False
+            self._connect(after),
+            name="connect",
+            group="session",
+            exclusive=True,
+            exit_on_error=False,
         )
 
-    async def _connect(self) -> None:
+    async def _connect(self, after: asyncio.Event | None) -> None:
         header = self.app.query_one(PortfolioHeader)
         header.detail = "starting the sandbox" if self.connector.sandbox else "connecting"
-        await self._first_frame_drawn()
+        self.reach()
+        reaching, self._reaching = self._reaching, None
+        if after is not None:
+            await after.wait()
         try:
+            if reaching is not None:
+                await reaching
             connection = await self.connector.connect()
         except (SessionError, OSError) as error:
             header.state = ConnectionState.DISCONNECTED
@@ -113,22 +144,11 @@ class VenueLink:
                 exit_on_error=False,
             )
 
-    async def _first_frame_drawn(self) -> None:
-        """Wait until the screen has drawn what is pending, and what that drawing scheduled
-        (the footer's keys are composed after the first refresh): connecting loads the client
-        and the models, which blocks the loop for a while, and an attached sandbox answers
-        before the first frame is out."""
-        for _ in range(2):
-            drawn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-            if not self.app.call_after_refresh(_settle, drawn):
-                return  # the app is closing: nothing more is drawn
-            await drawn
-
     async def _open(self, connection: Connection) -> None:
-        """A client, a stats client and a feed for ``connection``; polling starts."""
+        """A client, a stats client and a feed for ``connection``; polling starts, with the
+        portfolio summary alone (see module docs)."""
         from tui.api.client import ServiceClient  # the client loads when first connecting
         from tui.api.errors import ApiError
-        from tui.api.stats import StatsClient
         from tui.desk.feed.scheduler import Feed
 
         app = self.app
@@ -141,20 +161,26 @@ class VenueLink:
             client = self.client_factory(connection)
         else:
             client = ServiceClient(connection.base_url, connection.api_key, connection.api_secret)
-        self.client = client
-        self.writes.bind(client)
         if connection.stats_base_url:
+            from tui.api.stats import StatsClient
+
             self.stats_client = StatsClient(connection.stats_base_url)
         before = self.feed
-        self.feed = Feed(client, app.post_message, clock=self.clock, stats=self.stats_client)
+        feed = Feed(client, app.post_message, clock=self.clock, stats=self.stats_client)
         if before is not None:  # the panes' ages run on until fresh polls replace them
-            self.feed.last_ok.update(before.last_ok)
-        client.on_call = self.feed.on_call
-        self.feed.show_tab(app.query_one(TabbedContent).active or "trade")
+            feed.last_ok.update(before.last_ok)
+        client.on_call = feed.on_call
+        feed.show_tab(app.query_one(TabbedContent).active or "trade")
         try:
             await client.sync_clock()
         except ApiError as error:
             app.notify(f"clock sync failed: {error}", severity="warning")
+        if self.auto_feed:  # the header's figures first, on screen before anything else
+            await feed.refresh(Topic.SUMMARY)
+            await frame_drawn(app)
+        # The roles act through the client from now on: the writes are bound to it first.
+        self.writes.bind(client)
+        self.client, self.feed = client, feed
         self.connected.set()
         app.run_worker(
             self._reconcile(),
@@ -269,15 +295,13 @@ class VenueLink:
 
     async def close(self) -> None:
         """Stop polling, close the clients, stop a sandbox this desk started."""
+        if self._reaching is not None:  # closed before it connected
+            self._reaching.cancel()
+            with contextlib.suppress(asyncio.CancelledError, SessionError, OSError):
+                await self._reaching
         if self.feed is not None:
             await self.feed.stop()
         await self._close_clients()
         await self.connector.close()
         if self._writes is not None:
             self._writes.close()
-
-
-def _settle(drawn: asyncio.Future[None]) -> None:
-    """Resolve ``drawn`` (unless the wait was given up)."""
-    if not drawn.done():
-        drawn.set_result(None)
