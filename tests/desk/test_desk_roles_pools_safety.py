@@ -99,7 +99,9 @@ async def test_a_deposit_signs_a_permit_with_the_wallet_then_asks_for_the_transf
 async def test_no_wallet_and_a_permit_not_taken_are_outcomes_in_words() -> None:
     template = permit_template(wallet_address(WALLET_KEY), POOL_ADDRESS, 10_000_000)
     client = FakeClient(transfers_permit_template=template)
-    host = RoleHost(client, book=pools_book(), connection=session(wallet_key=None))
+    book = pools_book()
+    book.deposit_hints[QUOTE_ID] = DepositHint(Decimal(10), None)  # what the venue asks
+    host = RoleHost(client, book=book, connection=session(wallet_key=None))
     trade = waiting_trade("pending_taker_deposit_approval", Role.TAKER)
     async with host.run_test(size=SIZE) as pilot:
         host.pools.approve_now(trade, POOL_ADDRESS, Decimal(10))

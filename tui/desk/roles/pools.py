@@ -2,7 +2,11 @@
 
 Approving and depositing sign an ERC-2612 permit with the company wallet (permit template ->
 sign -> submit) so the pool address may spend the amount; a deposit then also asks for the
-transfer. Every write goes through the runner's `ActionRunner.send` (journaled, sent once).
+transfer. Check first, sign second: the amount passes the permit rule (`permit_terms`: a
+trade's deposit exactly what the venue asks, never more than the wallet is known to hold) in
+the form and again here, against the freshest word, before anything is signed, and the
+venue's template is signed only when it says that amount for that pool. Every write goes
+through the runner's `ActionRunner.send` (journaled, sent once).
 The sandbox's session carries its dev wallet key; a venue profile's key stays in its encrypted
 keystore, and each permit asks for the passphrase in a masked modal and signs with
 `sign_permit_with_keystore`, which decrypts the key, signs and lets it go: the desk never holds
@@ -36,6 +40,14 @@ from tui.api.writes import Intent, WriteKind
 from tui.desk.clearing import TrackedTrade
 from tui.desk.messages import ActionKind, DepositApproved, RecordIds, Topic
 from tui.desk.pool_facts import party_margin
+from tui.desk.roles.permit_terms import (
+    WALLET_WORD_S,
+    WalletWord,
+    asked_amount,
+    heard_wallet,
+    permit_refusal,
+    template_refusal,
+)
 from tui.desk.roles.runner import ActionRunner, DeskHost, Done, Refused
 from tui.desk.screens.password import PasswordScreen
 from tui.desk.screens.permit import MoneyAction, MoneyForm, PermitScreen
@@ -68,7 +80,7 @@ async def approve_spending(
     client: ServiceClient, send: Send, sign: Sign, pool_address: str, amount: Decimal
 ) -> bool:
     """Let ``pool_address`` spend ``amount`` USDC: permit template (read) -> ``sign`` ->
-    submit (``send``)."""
+    submit (``send``). A template for another amount or spender is refused unsigned."""
     template = await client.transfers_permit_template(
         PermitTemplateRequest(
             pool_address=pool_address,
@@ -76,6 +88,8 @@ async def approve_spending(
             seconds_until_expiry=PERMIT_VALIDITY_S,
         )
     )
+    if refusal := template_refusal(template, pool_address, amount):
+        raise Refused(refusal)
     signed = await sign(template)
     return bool(await send(Intent.of(WriteKind.PERMIT, signed)))
 
@@ -86,6 +100,26 @@ class PoolsRole:
     def __init__(self, desk: DeskHost, runner: ActionRunner) -> None:
         self.desk = desk
         self.runner = runner
+        self._wallet: WalletWord | None = None
+
+    # -- what the permit may be for ---------------------------------------------------------
+
+    @property
+    def wallet(self) -> WalletWord | None:
+        """The wallet balance the desk knows: the venue's last word, if recent enough."""
+        word = self._wallet
+        if word is not None and (self.desk.clock() - word.said_at).total_seconds() > WALLET_WORD_S:
+            self._wallet = word = None
+        return word
+
+    def _check_permit(self, amount: Decimal, *, asked: Decimal | None = None) -> None:
+        """Refuse (nothing signed) a permit the rule does not allow; ``asked`` for a trade's."""
+        approval = asked is not None
+        refusal = permit_refusal(
+            amount, approval=approval, asked=asked_amount(asked), wallet=self.wallet
+        )
+        if refusal:
+            raise Refused(f"not signed: {refusal}")
 
     # -- a trade's deposit ------------------------------------------------------------------
 
@@ -106,11 +140,14 @@ class PoolsRole:
             pool_name=pool_name,
             pool_address=hint.pool_address,
             counterparty=book.company_name(trade.counterparty),
-            amount=hint.amount,
+            amount=asked_amount(hint.amount),
             note=f"Trade on RFQ {fmt.short_id(trade.quote.target_rfq_id)} waits for this deposit.",
+            wallet=self.wallet,
         )
         if hint.pool_address is None:
             self.desk.poll_soon(Topic.POOLS)
+        if form.amount is None:
+            self.desk.poll_soon(Topic.QUOTES_SENT, Topic.QUOTES_RECEIVED)
 
         def send(amount: Decimal, screen: PermitScreen) -> None:
             if hint.pool_address is not None:
@@ -121,9 +158,17 @@ class PoolsRole:
     def approve_now(
         self, trade: TrackedTrade, pool_address: str, amount: Decimal, form: object = None
     ) -> None:
-        """Sign and submit the permit for ``amount`` (the form said how much)."""
+        """Sign and submit the permit for ``amount`` (the form said how much), once it is
+        exactly what the venue asks for this trade as the desk last heard it."""
 
         async def approve(client: ServiceClient) -> Done:
+            asked = self.desk.book.deposit_hint(trade).amount
+            if asked_amount(asked) is None:
+                raise Refused(
+                    "not signed: the venue has not said yet how much this trade needs; "
+                    "try again shortly"
+                )
+            self._check_permit(amount, asked=asked)
             sign = self.signer()
             try:
                 taken = await approve_spending(client, self.runner.send, sign, pool_address, amount)
@@ -134,7 +179,7 @@ class PoolsRole:
             if not taken:
                 return Done("", problem="the venue did not take the permit")
             return Done(
-                f"permit for {fmt.money(amount)} USDC submitted",
+                f"permit for {fmt.usdc(amount)} USDC submitted",
                 record=DepositApproved(trade.key, amount),
                 refresh=(Topic.QUOTES_SENT, Topic.QUOTES_RECEIVED, Topic.POOLS, Topic.TRANSFERS),
                 money=True,
@@ -162,6 +207,8 @@ class PoolsRole:
         counterparty = book.pool_counterparty(pool)
         if counterparty is None:
             return "the pool has no counterparty yet"
+        if action is MoneyAction.DEPOSIT and (closed := _not_open(pool)):
+            return closed
         mine = party_margin(pool, book.me)
         address = pool.data.address
         form = MoneyForm(
@@ -172,6 +219,7 @@ class PoolsRole:
             maximum=mine.max_withdrawable_amount
             if mine and action is MoneyAction.WITHDRAW
             else None,
+            wallet=self.wallet,
         )
 
         def send(amount: Decimal, screen: PermitScreen) -> None:
@@ -191,9 +239,14 @@ class PoolsRole:
         amount: Decimal,
         form: object = None,
     ) -> None:
-        """Permit the pool to spend ``amount``, then ask for the deposit."""
+        """Permit the pool to spend ``amount``, then ask for the deposit; nothing is signed
+        when the amount or the pool fails a check the desk can make itself."""
 
         async def deposit(client: ServiceClient) -> Done:
+            pool = self.desk.book.pools.get(pool_id)
+            if pool is not None and (closed := _not_open(pool)):
+                raise Refused(f"not signed: {closed}")
+            self._check_permit(amount)
             sign = self.signer()
             try:
                 await approve_spending(client, self.runner.send, sign, address, amount)
@@ -204,12 +257,15 @@ class PoolsRole:
                     transfer_type=TransferType.DEPOSIT,
                 )
                 transfer: Transfer = await self.runner.send(Intent.of(WriteKind.TRANSFER, request))
-            except ApiError:
+            except ApiError as error:
+                self._heard(error)
                 raise
             except ValueError as error:  # a template the wallet cannot sign, a bad request
                 raise Refused(str(error)) from None
+            if (known := self._wallet) is not None:
+                self._wallet = WalletWord(known.usdc - amount, known.said_at)
             return Done(
-                f"deposit of {fmt.money(amount)} USDC {transfer.status}",
+                f"deposit of {fmt.usdc(amount)} USDC {transfer.status}",
                 record=transfer,
                 refresh=MONEY_MOVES,
                 money=True,
@@ -223,6 +279,7 @@ class PoolsRole:
         """Move ``amount`` from the pool back to the wallet."""
 
         async def withdraw(_client: ServiceClient) -> Done:
+            self._wallet = None  # the wallet may hold more once this lands
             request = NewTransferRequest(
                 qty=amount,
                 target_pool_location=pool_id,
@@ -231,13 +288,18 @@ class PoolsRole:
             )
             transfer: Transfer = await self.runner.send(Intent.of(WriteKind.TRANSFER, request))
             return Done(
-                f"withdrawal of {fmt.money(amount)} USDC {transfer.status}",
+                f"withdrawal of {fmt.usdc(amount)} USDC {transfer.status}",
                 record=transfer,
                 refresh=MONEY_MOVES,
                 money=True,
             )
 
         self.runner.run(ActionKind.WITHDRAW, withdraw, ids=RecordIds(pool_id=pool_id), form=form)
+
+    def _heard(self, error: ApiError) -> None:
+        """Keep the wallet balance a refusal states (the only word the desk gets of it)."""
+        if (word := heard_wallet(error.message, self.desk.clock())) is not None:
+            self._wallet = word
 
     # -- a new pool -------------------------------------------------------------------------
 
@@ -320,3 +382,11 @@ class PoolsRole:
             finally:
                 del passphrase
         raise WalletUnavailable(f"wallet not unlocked after {UNLOCK_TRIES} tries: {error}")
+
+
+def _not_open(pool: SettlementPool) -> str:
+    """Why nothing can be deposited into ``pool`` yet ('' when it is open)."""
+    status = str(pool.data.status) if pool.data is not None else "unknown"
+    if status == "open":
+        return ""
+    return f"the pool is {status}, not open: deposits wait until it opens"

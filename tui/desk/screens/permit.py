@@ -3,10 +3,12 @@
 Approving and depositing sign an ERC-2612 permit with the company wallet (template -> sign ->
 submit) so the pool address may spend the amount; a deposit then also asks for the transfer.
 The screen shows exactly who may spend what, validates the amount as typed (`parse_amount`:
-no sign, no exponent, at most 6 decimal places) and with the request models, and returns it;
-the pools role does the signing and sending, while the form waits: a refusal shows under the
+no sign, no exponent, at most 6 decimal places), with the request models and with the permit
+rule (`tui.desk.roles.permit_terms`: a trade's deposit exactly what the venue asks, never more
+than the wallet is known to hold), and returns it; nothing is signed before it passes. The
+pools role does the signing and sending, while the form waits: a refusal shows under the
 amount, and the form closes only when the venue took it. Amounts on the screen are written by
-`fmt.usdc`, exactly as signed; the field holds the plain decimal.
+`fmt.usdc`, exactly as signed (every decimal of USDC); the field holds the plain decimal.
 """
 
 from __future__ import annotations
@@ -23,8 +25,9 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, Static
 
-from tui.api.models import DecimalAllowance
+from tui.api.models import USDC_DECIMALS, DecimalAllowance
 from tui.desk.messages import ActionOutcome
+from tui.desk.roles.permit_terms import WalletWord, permit_refusal, plain
 from tui.desk.roles.refusals import outcome_words
 from tui.desk.widgets.common import fmt
 from tui.desk.widgets.common.amounts import parse_amount
@@ -36,7 +39,7 @@ from tui.desk.widgets.common.forms import (
     show_errors,
 )
 
-USDC_PLACES = 6
+USDC_PLACES = USDC_DECIMALS
 """USDC moves in millionths: an amount with more places cannot be signed."""
 
 
@@ -57,7 +60,9 @@ _TITLES = {
 
 @dataclass(frozen=True)
 class MoneyForm:
-    """What the form shows: the pool, who is on the other side, a suggested amount, a cap."""
+    """What the form shows: the pool, who is on the other side, the amount the venue asks (an
+    approval: exactly what the permit must cover), a cap, and the wallet balance the desk
+    knows."""
 
     action: MoneyAction
     pool_name: str
@@ -66,10 +71,12 @@ class MoneyForm:
     amount: Decimal | None = None
     maximum: Decimal | None = None
     note: str = ""
+    wallet: WalletWord | None = None
 
 
 def check_amount(form: MoneyForm, text: str) -> Decimal:
-    """The amount typed, validated as an allowance (positive) and against the cap."""
+    """The amount typed, validated as an allowance (positive), against the cap, and, for a
+    permit, against the permit rule (`permit_refusal`)."""
     value = parse_amount(text, field="amount", positive=True, places=USDC_PLACES)
     try:
         DecimalAllowance(value=value)
@@ -77,7 +84,17 @@ def check_amount(form: MoneyForm, text: str) -> Decimal:
         raise FormError(errors_from_validation(error, lambda _loc: "amount")) from None
     if form.maximum is not None and value > form.maximum:
         raise FormError({"amount": f"at most {fmt.usdc(form.maximum)} can be withdrawn"})
-    if form.action is not MoneyAction.WITHDRAW and not form.pool_address:
+    if form.action is MoneyAction.WITHDRAW:
+        return value
+    refusal = permit_refusal(
+        value,
+        approval=form.action is MoneyAction.APPROVE,
+        asked=form.amount,
+        wallet=form.wallet,
+    )
+    if refusal:
+        raise FormError({"amount": refusal})
+    if not form.pool_address:
         raise FormError({"form": "the pool has no on-chain address yet; try again shortly"})
     return value
 
@@ -120,17 +137,21 @@ class PermitScreen(ModalScreen[Decimal | None]):
             if form.action is not MoneyAction.WITHDRAW
             else "Moves USDC from the pool back to your wallet."
         )
-        amount = "" if form.amount is None else str(form.amount)
+        amount = "" if form.amount is None else plain(form.amount)
+        if form.amount is not None:
+            asks = f"\nThe venue asks for [b]{fmt.usdc(form.amount)}[/b] USDC"
+        elif form.action is MoneyAction.APPROVE:
+            asks = "\nThe venue has not said yet how much this deposit is."
+        else:
+            asks = ""
+        if form.wallet is not None and form.action is not MoneyAction.WITHDRAW:
+            asks += f"\nAt most the {form.wallet.words()}"
         with Vertical(classes="modal-box"):
             yield Static(f"[b]{_TITLES[form.action]}[/b]", classes="modal-title")
             yield Static(
                 f"Pool [b]{form.pool_name}[/b] with [b]{form.counterparty}[/b]\n{spends}"
                 + (f"\n{form.note}" if form.note else "")
-                + (
-                    f"\nThe venue asks for [b]{fmt.usdc(form.amount)}[/b] USDC"
-                    if form.amount is not None
-                    else ""
-                )
+                + asks
                 + (
                     f"\nMax withdrawable [b]{fmt.usdc(form.maximum)}[/b] USDC"
                     if form.maximum is not None
