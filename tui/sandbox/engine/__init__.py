@@ -8,7 +8,9 @@ Knows nothing of HTTP. What is where:
   `statements` (``/portfolio``), `rfqs`, `quotes` (a maker's quotes), `accepts` (accept and
   last look), `pools` (settlement pools), `transfers` (transfers and permits), `activity`
   (what ``/market_stats`` counts).
-- `clearing`: the clearing state machine, from an accepted quote to booked trades; `risk`
+- `clearing`: the clearing state machine, from an accepted quote to booked trades
+  (`clearing_end`: how a trade's clearing ends, settled and booked or failed, shared with
+  `history_clearing`); `risk`
   (risk checks, margin held back by trades still clearing), `booking` (the deposits and trades
   a cleared trade writes), `timers` (expiries, deadlines, failed timers).
 - Money: `portfolio` (balances, positions), `fills` (a fill's arithmetic on a position),

@@ -60,8 +60,8 @@ from tui.api.models import (
     SettlementPoolStatus,
     TradeSide,
 )
-from tui.sandbox.engine.booking import settle_deposits, write_trades
 from tui.sandbox.engine.chain import Chain
+from tui.sandbox.engine.clearing_end import ClearingEnd
 from tui.sandbox.engine.errors import ServiceError
 from tui.sandbox.engine.pools import cancel_pool, name_taken, open_pool, pool_for_quote
 from tui.sandbox.engine.portfolio import Portfolio
@@ -77,7 +77,7 @@ from tui.sandbox.engine.records import (
 )
 from tui.sandbox.engine.rfqs import expire_rfq, void_open_quotes
 from tui.sandbox.engine.risk import Risk
-from tui.sandbox.engine.store import Store
+from tui.sandbox.engine.store import RecordSink, Store
 
 __all__ = ["DEPOSIT_APPROVAL_S", "LAST_LOOK_MIN_S", "POOL_CREATION_S", "Clearing"]
 
@@ -91,8 +91,10 @@ LAST_LOOK_MIN_S = 10
 _ZERO = Decimal(0)
 
 
-class Clearing:
-    """Moves trades along the clearing path; the exchange calls it inside its transactions."""
+class Clearing(ClearingEnd):
+    """Moves trades along the clearing path; the exchange calls it inside its transactions.
+
+    How a trade ends (settled and booked, `book`, or failed) is `ClearingEnd`'s."""
 
     def __init__(self, store: Store, chain: Chain, portfolio: Portfolio, risk: Risk) -> None:
         self.store = store
@@ -101,6 +103,9 @@ class Clearing:
         self.risk = risk
 
     # -- bookkeeping of every move -----------------------------------------------------------
+
+    def _sink(self) -> RecordSink:
+        return self.store
 
     def _move(self, quote: dict[str, Any], status: ClearingStatus, now_ms: int) -> None:
         current = quote.get("clearing_status")
@@ -342,22 +347,10 @@ class Clearing:
         if pool is None or pool["status"] != SettlementPoolStatus.OPEN:
             self.fail(quote, ClearingStatus.REJECTED_FAILED_ATOMIC_DEPOSIT, now_ms)
             return
-        failure = settle_deposits(
-            self.store, self.chain, self.portfolio, self.risk, quote, rfq, pool, now_ms
-        )
-        if failure is not None:
-            self.fail(quote, failure, now_ms)
-            return
-        self.book(quote, rfq, pool, now_ms)
+        self._settle_and_book(quote, rfq, pool, now_ms)
 
-    def book(
-        self, quote: dict[str, Any], rfq: dict[str, Any], pool: dict[str, Any], now_ms: int
-    ) -> None:
-        """Book one trade per leg per side, update positions, close the RFQ, void the rest."""
-        write_trades(self.store, self.portfolio, quote, rfq, pool, now_ms)
-        quote["quote_status"] = QuoteState.FILLED.value
-        quote["pool_location"] = pool["pool_id"]
-        self._move(quote, ClearingStatus.SUCCESS_TRADES_BOOKED_INTO_POOL, now_ms)
+    def _close_rfq(self, rfq: dict[str, Any]) -> None:
+        """The trade booked: the RFQ closes and its other open quotes are void."""
         fresh = load_rfq(self.store, rfq["rfq_id"])
         assert fresh is not None
         fresh["rfq_status"] = RFQStatus.CLOSED.value

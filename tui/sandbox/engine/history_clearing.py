@@ -28,31 +28,36 @@ from tui.api.models import (
     allowance_units,
 )
 from tui.sandbox.actors.deposits import estimated_deposit, permit_allowance
-from tui.sandbox.engine.booking import settle_deposits, write_trades
 from tui.sandbox.engine.chain import Chain, PermitGrant
 from tui.sandbox.engine.clearing import DEPOSIT_APPROVAL_S, LAST_LOOK_MIN_S
+from tui.sandbox.engine.clearing_end import ClearingEnd
 from tui.sandbox.engine.errors import ServiceError
 from tui.sandbox.engine.history_book import HistoryPortfolio, HistoryRecords
 from tui.sandbox.engine.records import clearing_event
 from tui.sandbox.engine.risk import Risk, reduce_only_underlyings
+from tui.sandbox.engine.store import RecordSink
 
 __all__ = ["HistoryClearing"]
 
 
-class HistoryClearing:
-    """Accept, last look and atomic deposit of history trades, on the books in memory."""
+class HistoryClearing(ClearingEnd):
+    """Accept, last look and atomic deposit of history trades, on the books in memory (how a
+    trade ends, settled and booked or failed, is `ClearingEnd`'s)."""
 
     def __init__(
         self, chain: Chain, book: HistoryPortfolio, records: HistoryRecords, market: Any
     ) -> None:
         self.chain = chain
-        self.book = book
+        self.portfolio = book
         self.records = records
         self.market = market
         self.risk = Risk(chain.store, book)
         self.reduce_only = reduce_only_underlyings(market)
 
     # -- moves ---------------------------------------------------------------------------------
+
+    def _sink(self) -> RecordSink:
+        return self.records
 
     def _move(self, quote: dict[str, Any], status: ClearingStatus, now_ms: int) -> None:
         quote["clearing_status"] = status.value
@@ -63,7 +68,7 @@ class HistoryClearing:
         quote["_clearing"]["deadline_ms"] = due_ms
         self.records.add_timer(due_ms, "clearing_deadline", f"{quote['parent_quote_id']}|{status}")
 
-    def _fail(self, quote: dict[str, Any], status: ClearingStatus, now_ms: int) -> None:
+    def fail(self, quote: dict[str, Any], status: ClearingStatus, now_ms: int) -> None:
         """End the trade with a ``rejected_*`` status and free its RFQ (`Clearing.fail`)."""
         quote["quote_status"] = QuoteState.FAILED.value
         self._move(quote, status, now_ms)
@@ -112,7 +117,7 @@ class HistoryClearing:
         refusal = self.risk.accept_refusal(rfq, quote, side, now_ms, self.reduce_only)
         if refusal is not None:
             status, message = refusal
-            self._fail(quote, status, now_ms)
+            self.fail(quote, status, now_ms)
             raise ServiceError.conflict(f"{status.value}: {message}")
         pool = self.records.pools[quote["_pool_strategy"]["pool_id"]]
         quote["_clearing"]["pool_id"] = pool["pool_id"]
@@ -141,9 +146,9 @@ class HistoryClearing:
         if Decimal(quote["_clearing"]["taker_deposit"]) <= 0 and maker_short <= 0:
             refusal = self.risk.booking_refusal(quote, rfq, pool)
             if refusal is None:
-                self._book(quote, rfq, pool, now_ms)
+                self.book(quote, rfq, pool, now_ms)
             else:
-                self._fail(quote, refusal, now_ms)
+                self.fail(quote, refusal, now_ms)
             return False
         if maker_short > 0 and not self.chain.allows(maker, pool["address"], maker_short):
             self._move(quote, ClearingStatus.PENDING_MAKER_DEPOSIT_APPROVAL, now_ms)
@@ -164,19 +169,7 @@ class HistoryClearing:
         """The atomic-deposit block at ``due_ms`` (`Clearing.atomic_deposit`): both deposits
         move and the trade books, or it fails for want of money or margin."""
         pool = self.records.pools[quote["_clearing"]["pool_id"]]
-        failure = settle_deposits(
-            self.records, self.chain, self.book, self.risk, quote, rfq, pool, due_ms
-        )
-        if failure is not None:
-            self._fail(quote, failure, due_ms)
-            return
-        self._book(quote, rfq, pool, due_ms)
+        self._settle_and_book(quote, rfq, pool, due_ms)
 
-    def _book(
-        self, quote: dict[str, Any], rfq: dict[str, Any], pool: dict[str, Any], now_ms: int
-    ) -> None:
-        write_trades(self.records, self.book, quote, rfq, pool, now_ms)
-        quote["quote_status"] = QuoteState.FILLED.value
-        quote["pool_location"] = pool["pool_id"]
-        self._move(quote, ClearingStatus.SUCCESS_TRADES_BOOKED_INTO_POOL, now_ms)
+    def _close_rfq(self, rfq: dict[str, Any]) -> None:
         rfq["rfq_status"] = RFQStatus.CLOSED.value
