@@ -192,162 +192,51 @@ if TYPE_CHECKING:
         TransferTypeValue,
     )
 
-_HOMES: dict[str, tuple[str, ...]] = {
-    "base": (
-        "NameStr",
-        "PoolNameStr",
-        "Record",
-        "Request",
-        "RequestPart",
-        "UnknownVariant",
-    ),
+_HOMES: dict[str, str] = {
+    "base": "NameStr PoolNameStr Record Request RequestPart UnknownVariant",
     "enums": (
-        "USDC",
-        "AllowanceType",
-        "ApiRole",
-        "ClearingStatus",
-        "ErrorCode",
-        "ExerciseType",
-        "InstrumentType",
-        "MarginMode",
-        "PartyStatus",
-        "PayoffType",
-        "PoolStrategyType",
-        "RequestAction",
-        "RFQStatus",
-        "SettlementPoolStatus",
-        "TradeRole",
-        "TradeSide",
-        "TradeType",
-        "TransferStatus",
-        "TransferType",
+        "USDC AllowanceType ApiRole ClearingStatus ErrorCode ExerciseType InstrumentType MarginMode"
+        " PartyStatus PayoffType PoolStrategyType RequestAction RFQStatus SettlementPoolStatus"
+        " TradeRole TradeSide TradeType TransferStatus TransferType"
     ),
     "values": (
-        "ApiRoleValue",
-        "ClearingStatusValue",
-        "ExerciseValue",
-        "PartyStatusValue",
-        "PayoffValue",
-        "PoolStatusValue",
-        "RFQStatusValue",
-        "SideValue",
-        "TradeRoleValue",
-        "TradeTypeValue",
-        "TransferStatusValue",
-        "TransferTypeValue",
+        "ApiRoleValue ClearingStatusValue ExerciseValue PartyStatusValue PayoffValue"
+        " PoolStatusValue RFQStatusValue SideValue TradeRoleValue TradeTypeValue"
+        " TransferStatusValue TransferTypeValue"
     ),
-    "envelopes": (
-        "ApiErrorBody",
-        "Page",
-        "Pagination",
-        "Single",
-    ),
+    "envelopes": "ApiErrorBody Page Pagination Single",
     "instruments": (
-        "MAX_LEGS",
-        "DatedFutureInstrument",
-        "DatedFutureInstrumentInput",
-        "Instrument",
-        "InstrumentInput",
-        "KnownInstrument",
-        "Leg",
-        "LegInput",
-        "LegQuote",
-        "LegQuoteInput",
-        "PerpetualFutureInstrument",
-        "PerpetualFutureInstrumentInput",
-        "RFQLeg",
-        "SpotInstrument",
-        "SpotInstrumentInput",
-        "Structure",
-        "StructureInput",
-        "StructurePrice",
-        "UnderlyingStr",
-        "VanillaOptionInstrument",
-        "VanillaOptionInstrumentInput",
-        "instrument_label",
+        "MAX_LEGS DatedFutureInstrument DatedFutureInstrumentInput Instrument InstrumentInput"
+        " KnownInstrument Leg LegInput LegQuote LegQuoteInput PerpetualFutureInstrument"
+        " PerpetualFutureInstrumentInput RFQLeg SpotInstrument SpotInstrumentInput Structure"
+        " StructureInput StructurePrice UnderlyingStr VanillaOptionInstrument"
+        " VanillaOptionInstrumentInput instrument_label"
     ),
     "margin": (
-        "MAX_ASSET_PARAMS",
-        "MAX_BASE_UNITS",
-        "USDC_DECIMALS",
-        "Allowance",
-        "BaseAllowance",
-        "CreateNewPool",
-        "DecimalAllowance",
-        "MarginParams",
-        "MarginUsage",
-        "PartyMargin",
-        "PendingSettlementPool",
-        "PoolParty",
-        "PoolStrategy",
-        "PortfolioAsset",
-        "PortfolioAssetInput",
-        "PortfolioMarginParams",
-        "PortfolioMarginParamsInput",
-        "PortfolioMarginSettings",
-        "PortfolioMarginSettingsInput",
-        "RequestMarginParams",
-        "SettlementPool",
-        "SettlementPoolData",
-        "SimpleAsset",
-        "SimpleAssetInput",
-        "SimpleMarginParams",
-        "SimpleMarginParamsInput",
-        "SimpleMarginSettings",
-        "SimpleMarginSettingsInput",
-        "UnitDecimal",
-        "UseExistingPool",
-        "allowance_units",
+        "MAX_ASSET_PARAMS MAX_BASE_UNITS USDC_DECIMALS Allowance BaseAllowance CreateNewPool"
+        " DecimalAllowance MarginParams MarginUsage PartyMargin PendingSettlementPool PoolParty"
+        " PoolStrategy PortfolioAsset PortfolioAssetInput PortfolioMarginParams"
+        " PortfolioMarginParamsInput PortfolioMarginSettings PortfolioMarginSettingsInput"
+        " RequestMarginParams SettlementPool SettlementPoolData SimpleAsset SimpleAssetInput"
+        " SimpleMarginParams SimpleMarginParamsInput SimpleMarginSettings SimpleMarginSettingsInput"
+        " UnitDecimal UseExistingPool allowance_units"
     ),
     "metadata": (
-        "AuthInfo",
-        "BidAsk",
-        "FundingRateParams",
-        "Listing",
-        "ListingQuotes",
-        "LossRefund",
-        "MarketStats",
-        "OpenInterest",
-        "PrecisionRequirements",
-        "Status",
-        "SupportedAssetDetails",
-        "SupportedAssets",
+        "AuthInfo BidAsk FundingRateParams Listing ListingQuotes LossRefund MarketStats"
+        " OpenInterest PrecisionRequirements Status SupportedAssetDetails SupportedAssets"
     ),
-    "portfolio": (
-        "AggregatedPosition",
-        "Asset",
-        "Company",
-        "PortfolioSummary",
-        "Position",
-        "Trade",
-        "Transfer",
-    ),
+    "portfolio": "AggregatedPosition Asset Company PortfolioSummary Position Trade Transfer",
     "requests": (
-        "AcceptQuoteRequest",
-        "CancelRequest",
-        "ClientQuoteId",
-        "MakerLastLookRequest",
-        "NewQuoteRequest",
-        "NewRfqRequest",
-        "NewSettlementPoolRequest",
-        "NewTransferRequest",
-        "PermitTemplateRequest",
-        "ReplaceQuoteRequest",
-        "SubmitPermitRequest",
+        "AcceptQuoteRequest CancelRequest ClientQuoteId MakerLastLookRequest NewQuoteRequest"
+        " NewRfqRequest NewSettlementPoolRequest NewTransferRequest PermitTemplateRequest"
+        " ReplaceQuoteRequest SubmitPermitRequest"
     ),
-    "trading": (
-        "RFQ",
-        "ClearingEvent",
-        "MakerLastLookResponse",
-        "Quote",
-        "QuoteAcceptResponse",
-        "QuoteWithMargin",
-    ),
+    "trading": "RFQ ClearingEvent MakerLastLookResponse Quote QuoteAcceptResponse QuoteWithMargin",
 }
-"""Which room (submodule) each public name lives in (`tests/api/test_model_rooms.py` holds it
-to the imports above and to ``__all__``)."""
+"""Which room (submodule) holds each public name, the names of a room separated by spaces
+(`tests/api/test_model_rooms.py` holds it to the imports above and to ``__all__``)."""
 
-_ROOM_OF = {name: room for room, names in _HOMES.items() for name in names}
+_ROOM_OF = {name: room for room, names in _HOMES.items() for name in names.split()}
 
 __all__ = [
     "MAX_ASSET_PARAMS",

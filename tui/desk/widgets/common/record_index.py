@@ -3,8 +3,9 @@
 Records live in *slots*: parallel lists (id, record, version, sort value, stamp) indexed by
 slot number, with a dictionary from record id to slot. The display order is an index: a list
 of slots sorted by sort value, ties by record id, so each record has one place, found by
-bisection, and a re-sort or a filter never touches a record. A filter is a second index, the
-sorted slots that pass it. Descending order is the same index read from the end.
+bisection, and a re-sort or a filter never touches a record (how slots sort is
+`tui.desk.widgets.common.record_order`'s). A filter is a second index, the sorted slots that
+pass it. Descending order is the same index read from the end.
 
 A merge works a column at a time (``map`` over the snapshot, list comparisons, all at C
 speed): a first load of 100,000 records or a snapshot repeating the last one costs a few list
@@ -15,37 +16,19 @@ differs; its stamp then moves on, which is how the table knows to format it agai
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import compress, islice, repeat
-from operator import eq, is_, ne
+from operator import is_, ne
 from typing import Any, Generic, TypeVar
+
+from tui.desk.widgets.common.record_order import place_of, sort_order, sort_values
 
 R = TypeVar("R")
 
 RESORT_SHARE = 8
 """A batch adding more than 1/RESORT_SHARE of the table is sorted in whole, not inserted."""
-
-
-class _Lowest:
-    """Sorts before any value: what a missing (None) sort value becomes."""
-
-    def __lt__(self, other: object) -> bool:
-        return other is not self
-
-    def __gt__(self, other: object) -> bool:
-        return False
-
-    def __eq__(self, other: object) -> bool:
-        return other is self
-
-    def __hash__(self) -> int:
-        return 0
-
-
-LOWEST = _Lowest()
 
 
 @dataclass(frozen=True)
@@ -151,7 +134,7 @@ class RecordIndex(Generic[R]):
         size = len(self._view)
         if not size:
             return None
-        position = self._where(self._view, *key)
+        position = place_of(self._view, self._values, self._ids, *key)
         row = size - position if self.descending else position
         return min(max(row, 0), size - 1)
 
@@ -291,12 +274,7 @@ class RecordIndex(Generic[R]):
         return [slot for slot in new_slots if slot not in kept]
 
     def _sort_values(self, records: list[R]) -> list[Any]:
-        if self._sort_value is None:
-            return list(map(self._key, records))
-        values = list(map(self._sort_value, records))
-        if None in values:
-            values = [LOWEST if value is None else value for value in values]
-        return values
+        return sort_values(records, self._key, self._sort_value)
 
     def _restamp(self, slot: int) -> None:
         """A record changed: new stamp; if its sort value moved, move it in the indexes."""
@@ -340,26 +318,19 @@ class RecordIndex(Generic[R]):
             self._values[slot] = None
         self._free.extend(slots)
 
-    # -- inside: order ----------------------------------------------------------------------
-
-    def _where(self, index: list[int], value: Any, record_id: str) -> int:
-        """Where a record with this sort value and id sits (or would sit) in ``index``."""
-        values = self._values.__getitem__
-        low = bisect_left(index, value, key=values)
-        high = bisect_right(index, value, low, key=values)
-        if high - low <= 1 and (low == high or self._ids[index[low]] == record_id):
-            return low
-        return bisect_left(index, record_id, low, high, key=self._ids.__getitem__)
+    # -- inside: order (its rules: `record_order`) -------------------------------------------
 
     def _position(self, index: list[int], slot: int) -> int | None:
         """Where ``slot`` is in a sorted index; None when it is not there."""
-        position = self._where(index, self._values[slot], self._ids[slot])
+        values, ids = self._values, self._ids
+        position = place_of(index, values, ids, values[slot], ids[slot])
         if position < len(index) and index[position] == slot:
             return position
         return None
 
     def _insert(self, index: list[int], slot: int) -> None:
-        index.insert(self._where(index, self._values[slot], self._ids[slot]), slot)
+        values, ids = self._values, self._ids
+        index.insert(place_of(index, values, ids, values[slot], ids[slot]), slot)
 
     def _place(self, slots: list[int]) -> None:
         """Put new (or moved) slots into the order and, if they pass, the filtered view."""
@@ -383,19 +354,8 @@ class RecordIndex(Generic[R]):
             del self._view[self._position(self._view, slot)]  # type: ignore[arg-type]
 
     def _resort(self) -> None:
-        """Sort the order by value, then each run of equal values by id."""
-        order = self._order
-        order.sort(key=self._values.__getitem__)
-        ordered = list(map(self._values.__getitem__, order))
-        ties = list(compress(range(1, len(ordered)), map(eq, ordered, islice(ordered, 1, None))))
-        by_id = self._ids.__getitem__
-        run = 0
-        while run < len(ties):
-            start = end = ties[run]
-            while run + 1 < len(ties) and ties[run + 1] == end + 1:
-                run, end = run + 1, end + 1
-            order[start - 1 : end + 1] = sorted(order[start - 1 : end + 1], key=by_id)
-            run += 1
+        """Sort the order by value, then each run of equal values by id; filter again."""
+        sort_order(self._order, self._values, self._ids)
         self._refilter()
 
     def _refilter(self) -> None:
