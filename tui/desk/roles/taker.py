@@ -7,93 +7,36 @@ dialog says what changed. An accept further from fair value than the guardrails 
 over the notional limit, is asked a second time, saying why (`tui.desk.roles.guard`). A cancel
 is confirmed too. The structure builder opens empty (``n``) or prefilled with the legs that
 offset a position (`TakerRole.offset`); it stays open while its RFQ is on the way: the outcome
-goes back to it (`ActionOutcome.form`).
+goes back to it (`ActionOutcome.form`). What an accept commits to, in words, is
+`tui.desk.roles.accept_terms`'.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
-from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
 
 from tui.api.client import ServiceClient
 from tui.api.lifecycle import QuoteState
-from tui.api.models import (
-    RFQ,
-    AcceptQuoteRequest,
-    Leg,
-    NewRfqRequest,
-    Quote,
-    TradeSide,
-    instrument_label,
-)
+from tui.api.models import RFQ, AcceptQuoteRequest, Leg, NewRfqRequest, Quote, TradeSide
 from tui.api.writes import Intent, WriteKind
+from tui.desk.analytics.history import quote_seen_at
 from tui.desk.builder.draft import StructureDraft, offset_draft
-from tui.desk.clearing import gross_notional, leg_fills, quote_is_open
+from tui.desk.clearing import quote_is_open
 from tui.desk.messages import ActionKind, RecordIds, Topic
+from tui.desk.roles.accept_terms import (
+    AcceptTerms,
+    accept_words,
+    my_trade_clearing,
+    quote_state,
+)
+from tui.desk.roles.accept_terms import you_trade as you_trade  # the old import path
 from tui.desk.roles.guard import accept_reasons, ask_again, guardrail_settings
 from tui.desk.roles.runner import ActionRunner, DeskHost, Done
 from tui.desk.screens.confirm import ConfirmScreen, Recheck, RecheckedConfirmScreen
 from tui.desk.screens.new_rfq import NewRfqScreen
 from tui.desk.widgets.common import fmt
-
-
-def premium_words(side: TradeSide, price: Decimal, qty: Decimal | None) -> str:
-    """The premium of an accept in words: price x qty, and whether the taker pays or receives.
-
-    Buying at a positive price pays, at a negative price (a credit spread) receives; selling
-    is the mirror image.
-    """
-    if qty is None:
-        return fmt.DASH
-    amount = price * qty
-    pays = (amount >= 0) == (side is TradeSide.BUY)
-    return f"{fmt.money(abs(amount))} USDC {'you pay' if pays else 'you receive'}"
-
-
-def you_trade(rfq: RFQ, side: TradeSide) -> str:
-    """What the taker trades, leg by leg, when buying or selling ``rfq``'s structure:
-    ``sell 1 BTC-PERP`` (selling the structure trades every leg the other way)."""
-    words = []
-    for leg in rfq.structure.legs:
-        buys = (str(leg.side) == TradeSide.BUY) == (side is TradeSide.BUY)
-        qty = fmt.qty(rfq.qty * leg.ratio)
-        words.append(f"{'buy' if buys else 'sell'} {qty} {instrument_label(leg.instrument)}")
-    return ", ".join(words)
-
-
-@dataclass(frozen=True)
-class AcceptTerms:
-    """One accept as the trader saw it: the exact quote (maker, price, age) and the side."""
-
-    rfq_id: str
-    quote_id: str
-    side: TradeSide
-    price: Decimal
-    maker: str | None
-    expires_at: datetime | None
-    quoted_at: datetime | None
-
-
-def quoted_at(quote: Quote) -> datetime | None:
-    """When the venue took the quote (its ``created_at``, when the venue says)."""
-    raw = (quote.model_extra or {}).get("created_at")
-    if isinstance(raw, datetime):
-        return raw
-    if isinstance(raw, str):
-        try:
-            return datetime.fromisoformat(raw.replace("Z", "+00:00"))
-        except ValueError:
-            return None
-    return None
-
-
-def quote_state(quote: Quote) -> str | None:
-    """The venue's ``quote_status`` of a quote, when it says."""
-    state = (quote.model_extra or {}).get("quote_status")
-    return state if isinstance(state, str) else None
 
 
 class TakerRole:
@@ -175,54 +118,14 @@ class TakerRole:
             price=price,
             maker=quote.maker_company if quote else meta.get("maker_company"),
             expires_at=quote.expires_at if quote else None,
-            quoted_at=quoted_at(quote) if quote else None,
+            quoted_at=quote_seen_at(quote) if quote else None,
         )
 
     def accept_details(self, terms: AcceptTerms) -> str:
-        """What the accept confirmation says: maker, price and age of the exact quote, side,
-        qty, notional, premium, pool, expiry."""
+        """What the accept confirmation says (`accept_words`), as the desk knows it now."""
         book = self.desk.book
-        side, price = terms.side, terms.price
         rfq = book.rfqs_sent.get(terms.rfq_id)
-        quote = self._quote(terms.quote_id)
-        qty = rfq.qty if rfq else None
-        fills = leg_fills(rfq, quote, side) if rfq and quote else None
-        notional = gross_notional(fills) if fills is not None else None
-        premium = premium_words(side, price, qty)
-        maker = book.company_name(terms.maker) if terms.maker else "the maker"
-        if quote is not None and quote.pool_location:
-            address = book.pool_address(quote.pool_location) or "address pending"
-            pool = f"{book.pool_name(quote.pool_location)} ({address})"
-        elif quote is not None and quote.new_pool_name:
-            pool = f"new pool '{quote.new_pool_name}' (created on acceptance)"
-        else:
-            pool = "as the quote specifies"
-        side_word = "BUY" if side is TradeSide.BUY else "SELL"
-        tone = "$bid" if side is TradeSide.BUY else "$ask"
-        structure = fmt.structure_text(rfq.structure) if rfq else ""
-        now = self.desk.clock()
-        expiry = (
-            f"quote expires in {fmt.countdown(terms.expires_at, now)}"
-            if terms.expires_at is not None
-            else ""
-        )
-        age = (
-            f", quoted {fmt.age((now - terms.quoted_at).total_seconds())} ago"
-            if terms.quoted_at is not None
-            else ""
-        )
-        which = "ask" if side is TradeSide.BUY else "bid"
-        doing = f"you       [b]{you_trade(rfq, side)}[/b]\n" if rfq else ""
-        return (
-            f"[b {tone}]{side_word}[/] {fmt.qty(qty)} x {structure}\n"
-            f"{doing}"
-            f"price     [b]{fmt.price(price)}[/b]  "
-            f"({which} of {maker}, quote {fmt.short_id(terms.quote_id)}{age})\n"
-            f"notional  [b]{fmt.money(notional)}[/b] USDC  (Σ |leg qty x leg price|)\n"
-            f"premium   {premium}\n"
-            f"pool      {pool}\n"
-            f"{expiry}"
-        )
+        return accept_words(book, terms, rfq, self._quote(terms.quote_id), self.desk.clock())
 
     def accept(self, rfq_id: str, quote_id: str, side: TradeSide, price: Decimal) -> None:
         """Confirm, look at the venue again on ``y``, then buy at the ask or sell at the bid.
@@ -271,15 +174,8 @@ class TakerRole:
 
     def cannot_accept(self, rfq_id: str) -> str:
         """Why no quote of this RFQ can be accepted now (empty: it can)."""
-        clearing = self.desk.book.clearing_on(rfq_id)
-        if clearing is None:
-            return ""
-        status, maker = clearing
-        who = f" with {self.desk.book.company_name(maker)}" if maker else ""
-        return (
-            f"your trade{who} on this RFQ is clearing ({fmt.status_words(status)}): "
-            "no other quote can be taken until it ends"
-        )
+        why = my_trade_clearing(self.desk.book, rfq_id, " on this RFQ")
+        return f"{why}: no other quote can be taken until it ends" if why else ""
 
     async def recheck(self, terms: AcceptTerms) -> Recheck[AcceptTerms]:
         """The quote as the venue has it now: unchanged, or what changed (and the new terms).

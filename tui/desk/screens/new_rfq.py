@@ -9,11 +9,8 @@ companies (market makers preselected). ``ctrl+y`` (delta hedge), ``ctrl+t``/``ct
 (templates) and ``ctrl+r`` (the last RFQ) are `tui.desk.builder.fast`'s; a builder can open
 prefilled (``prefill``, `NewRfqScreen.from_book`): the Positions tab's offset.
 
-The request is validated by `NewRfqRequest` (`tui.desk.screens.rfq_request`); the same
-structure asked again within the guardrails' window (`tui.desk.guardrails.duplicate_rfq`) goes
-only on a second ``ctrl+s``, the form line saying why. The taker role sends it while the
-builder waits: it closes once the venue has taken the RFQ; a local error or a venue refusal
-shows under the leg or field it names.
+``ctrl+s`` and what follows (the checks, the send through the taker role while the builder
+waits, the venue's answer under the field it names) are `tui.desk.screens.rfq_sending`'s.
 """
 
 from __future__ import annotations
@@ -29,7 +26,6 @@ from textual.await_complete import AwaitComplete
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.markup import escape
-from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, Select, SelectionList, Static
 
 from tui.api.models import RFQ, Company, NewRfqRequest
@@ -40,19 +36,15 @@ from tui.desk.builder.fast import MAX_LEGS, BuildingFast
 from tui.desk.builder.fields import ChoiceInput, choice_strip
 from tui.desk.builder.market import BuilderMarket, builder_market, builder_underlyings
 from tui.desk.builder.templates import TemplateStore
-from tui.desk.guardrails import DEFAULTS, GuardrailSettings, duplicate_rfq, structure_key
-from tui.desk.messages import ActionOutcome, ActionRequest
-from tui.desk.roles.refusals import outcome_words
+from tui.desk.guardrails import DEFAULTS, GuardrailSettings
+from tui.desk.messages import ActionRequest
 from tui.desk.screens.rfq_legs import LegRow, TargetList, lp_preselection
-from tui.desk.screens.rfq_request import (
-    DEFAULT_RFQ_EXPIRY_S,
-    build_rfq_request,
-    rfq_errors_from_api,
-)
-from tui.desk.widgets.common.forms import FORM, FormError, show_errors
+from tui.desk.screens.rfq_request import DEFAULT_RFQ_EXPIRY_S
+from tui.desk.screens.rfq_sending import SendingRfqScreen
+from tui.desk.widgets.common.forms import show_errors
 
 
-class NewRfqScreen(BuildingFast, ModalScreen[RFQ | None]):
+class NewRfqScreen(BuildingFast, SendingRfqScreen):
     """The structure builder (see module docs).
 
     A valid request leaves as `NewRfqScreen.Send`; the builder stays open, saying it is
@@ -339,72 +331,6 @@ class NewRfqScreen(BuildingFast, ModalScreen[RFQ | None]):
             summary.update(f"[$text-muted]goes to {len(names)}:[/] {' '.join(names)}")
         else:
             summary.update("[$warning]no company picked: space ticks the one under the cursor[/]")
-
-    # -- sending ------------------------------------------------------------------------------
-
-    def request(self) -> NewRfqRequest:
-        """The request as built so far (a `FormError` names what is wrong)."""
-        targets = list(self.query_one("#targets", SelectionList).selected)
-        return build_rfq_request(
-            [row.values() for row in self.leg_rows()],
-            self.query_one("#qty", Input).value,
-            self.query_one("#expiry", Input).value,
-            targets,
-            self.clock(),
-            self.funding_intervals,
-        )
-
-    def action_submit(self) -> None:
-        """Validate and ask for the RFQ to be sent; the builder waits for the venue's answer.
-
-        The same structure sent within the guardrails' window asks first: a second ctrl+s
-        sends it anyway."""
-        if self.sending:
-            return
-        try:
-            request = self.request()
-        except FormError as error:
-            show_errors(self, error.errors)
-            return
-        key = structure_key(request.structure)
-        again = duplicate_rfq(request.structure, self.sent_rfqs(), self.clock(), self.guardrails)
-        if again is not None and self._duplicate_ok != key:
-            self._duplicate_ok = key
-            show_errors(self, {FORM: f"{again} ctrl+s again sends it anyway"})
-            return
-        show_errors(self, {})
-        self._set_sending(True)
-        self.post_message(self.Send(self, request))
-
-    def sent(self, rfq: RFQ | None) -> None:
-        """The venue took the RFQ: remember it as the last one, and close with it."""
-        self._set_sending(False)
-        try:
-            self.templates.remember_last(self.draft())
-        except OSError as error:
-            self.app.notify(f"the last RFQ was not kept: {error}", severity="warning")
-        self.dismiss(rfq)
-
-    def show_outcome(self, outcome: ActionOutcome) -> None:
-        """The taker role's answer: close with the venue's RFQ, or each reason under its field."""
-        if outcome.ok:
-            self.sent(outcome.record)
-        elif outcome.error is not None:
-            self.refused(rfq_errors_from_api(outcome.error))
-        else:
-            self.refused({FORM: outcome_words(outcome)})
-
-    def refused(self, errors: dict[str, str]) -> None:
-        """The venue refused: each reason under the field it names; the form stays as typed."""
-        self._set_sending(False)
-        show_errors(self, errors or {FORM: "the venue refused the RFQ"})
-
-    def _set_sending(self, sending: bool) -> None:
-        self.sending = sending
-        self.query_one("#go", Button).disabled = sending
-        self.query_one("#rfq-sending", Static).update(
-            "[$text-muted]sending to the venue…[/]" if sending else ""
-        )
 
     def action_cancel(self) -> None:
         """Close the builder (an RFQ already on its way is still sent)."""

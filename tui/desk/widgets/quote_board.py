@@ -10,10 +10,11 @@ goes with no requote, ``b`` and ``s`` trade nothing until the trader looks (`Boa
 While another of my trades on the RFQ is clearing, ``b`` and ``s`` are not offered (the venue
 would refuse): the hint line says why.
 
-Each quote is judged against fair, the RFQ's structure price (`quote_figures`): its edge on
-each side in bps and in price (positive: what the maker earns against fair, so what the taker
-pays), and for an option structure its implied vol on each side, to read against the mark vol
-in the head.
+Which quotes are listed, and in what order, is `tui.desk.widgets.board_quotes`'. Each quote
+is judged against fair, the RFQ's structure price (`quote_figures`): its edge on each side in
+bps and in price (positive: what the maker earns against fair, so what the taker pays), and
+for an option structure its implied vol on each side, to read against the mark vol in the
+head.
 """
 
 from __future__ import annotations
@@ -34,9 +35,10 @@ from textual.widgets import Static
 from tui.api.lifecycle import clearing_is_booked, clearing_is_rejected
 from tui.api.models import RFQStatus, TradeSide
 from tui.desk.book import DeskBook
-from tui.desk.clearing import quote_is_open
 from tui.desk.messages import ActionKind, ActionOutcome, ActionRequest
+from tui.desk.roles.accept_terms import my_trade_clearing
 from tui.desk.roles.refusals import outcome_words
+from tui.desk.widgets.board_quotes import BoardQuote, board_quotes
 from tui.desk.widgets.board_table import BoardTable
 from tui.desk.widgets.common import fmt
 from tui.desk.widgets.common.keyed_table import Column, SortText
@@ -84,53 +86,6 @@ HINT = (
     "★ best · edge vs fair, + to the maker · b buy at ask · s sell at bid · x cancel RFQ"
     " · v row · esc back"
 )
-
-
-@dataclass(frozen=True)
-class BoardQuote:
-    """One quote on my RFQ: its id, maker, two prices, expiry and pool."""
-
-    quote_id: str
-    maker: str | None
-    bid: Decimal | None
-    ask: Decimal | None
-    expires_at: datetime | None
-    pool: str
-
-
-def board_quotes(rfq: RFQ, book: DeskBook, now: datetime) -> list[BoardQuote]:
-    """The open quotes of an RFQ, tightest first.
-
-    The quotes polled from ``/quotes/received`` are the freshest view (cheap to poll, so
-    polled often); the RFQ's own bids and asks fill in for quotes not seen there yet.
-    """
-    bids = {q.parent_quote_id: q.quote_price for q in rfq.bids}
-    asks = {q.parent_quote_id: q.quote_price for q in rfq.asks}
-    records = {
-        q.parent_quote_id: q for q in book.quotes_received.values() if q.target_rfq_id == rfq.rfq_id
-    }
-    found = []
-    for quote_id in dict.fromkeys([*bids, *asks, *records]):
-        record = records.get(quote_id)
-        if record is not None and not quote_is_open(record, now):
-            continue
-        meta = rfq.quotes_common_metadata.get(quote_id, {})
-        maker = record.maker_company if record else meta.get("maker_company")
-        expires = record.expires_at if record else None
-        bid = record.aggregated_bid if record else bids.get(quote_id)
-        ask = record.aggregated_ask if record else asks.get(quote_id)
-        if record and record.pool_location:
-            pool = book.pool_name(record.pool_location)
-        elif record and record.new_pool_name:
-            pool = f"new: {record.new_pool_name}"
-        else:
-            pool = "-"
-        if bid is None and ask is None:
-            continue
-        found.append(BoardQuote(quote_id, maker, bid, ask, expires, pool))
-    # Tightest first: the best ask, then the best bid.
-    found.sort(key=lambda q: (q.ask is None, q.ask or Decimal(0), -(q.bid or Decimal(0))))
-    return found
 
 
 class QuoteBoard(Vertical):
@@ -319,14 +274,7 @@ class QuoteBoard(Vertical):
         self._trade_off = why
 
     def _why_not_trade(self) -> str:
-        if self.rfq is None:
-            return ""
-        clearing = self.book.clearing_on(self.rfq.rfq_id)
-        if clearing is None:
-            return ""
-        status, maker = clearing
-        who = f" with {self.book.company_name(maker)}" if maker else ""
-        return f"your trade{who} is clearing ({fmt.status_words(status)})"
+        return "" if self.rfq is None else my_trade_clearing(self.book, self.rfq.rfq_id)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """``b`` and ``s`` are not offered while my trade on the RFQ clears (greyed out)."""

@@ -1,0 +1,126 @@
+"""What an accept of a quote commits the taker to, in the words the confirmation shows.
+
+`AcceptTerms` is one accept as the trader saw it (the exact quote: maker, price, age; and the
+side); `accept_words` is the confirmation's text (side, qty, the legs as traded, price,
+notional, premium, pool, expiry). `my_trade_clearing` says why no quote of an RFQ can be
+taken while my trade on it is still clearing: the taker role refuses with it and the quote
+board greys its keys with it, so the rule has one home. No Textual and no network here: the
+taker role (`tui.desk.roles.taker`) asks, looks again at the venue and sends. The board loads
+this module before the desk's first frame, so the models are imported only where used.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from typing import TYPE_CHECKING
+
+from tui.api.models import TradeSide
+from tui.desk.clearing import gross_notional, leg_fills
+from tui.desk.widgets.common import fmt
+
+if TYPE_CHECKING:
+    from tui.api.models import RFQ, Quote
+    from tui.desk.book import DeskBook
+
+
+@dataclass(frozen=True)
+class AcceptTerms:
+    """One accept as the trader saw it: the exact quote (maker, price, age) and the side."""
+
+    rfq_id: str
+    quote_id: str
+    side: TradeSide
+    price: Decimal
+    maker: str | None
+    expires_at: datetime | None
+    quoted_at: datetime | None
+
+
+def premium_words(side: TradeSide, price: Decimal, qty: Decimal | None) -> str:
+    """The premium of an accept in words: price x qty, and whether the taker pays or receives.
+
+    Buying at a positive price pays, at a negative price (a credit spread) receives; selling
+    is the mirror image.
+    """
+    if qty is None:
+        return fmt.DASH
+    amount = price * qty
+    pays = (amount >= 0) == (side is TradeSide.BUY)
+    return f"{fmt.money(abs(amount))} USDC {'you pay' if pays else 'you receive'}"
+
+
+def you_trade(rfq: RFQ, side: TradeSide) -> str:
+    """What the taker trades, leg by leg, when buying or selling ``rfq``'s structure:
+    ``sell 1 BTC-PERP`` (selling the structure trades every leg the other way)."""
+    from tui.api.models import instrument_label  # an RFQ to show: the models are loaded
+
+    words = []
+    for leg in rfq.structure.legs:
+        buys = (str(leg.side) == TradeSide.BUY) == (side is TradeSide.BUY)
+        qty = fmt.qty(rfq.qty * leg.ratio)
+        words.append(f"{'buy' if buys else 'sell'} {qty} {instrument_label(leg.instrument)}")
+    return ", ".join(words)
+
+
+def quote_state(quote: Quote) -> str | None:
+    """The venue's ``quote_status`` of a quote, when it says."""
+    state = (quote.model_extra or {}).get("quote_status")
+    return state if isinstance(state, str) else None
+
+
+def my_trade_clearing(book: DeskBook, rfq_id: str, where: str = "") -> str:
+    """Why no quote of this RFQ can be accepted now: ``your trade with X{where} is clearing
+    (status)``; empty when none of my trades on it is clearing (the venue would refuse)."""
+    clearing = book.clearing_on(rfq_id)
+    if clearing is None:
+        return ""
+    status, maker = clearing
+    who = f" with {book.company_name(maker)}" if maker else ""
+    return f"your trade{who}{where} is clearing ({fmt.status_words(status)})"
+
+
+def accept_words(
+    book: DeskBook, terms: AcceptTerms, rfq: RFQ | None, quote: Quote | None, now: datetime
+) -> str:
+    """What the accept confirmation says: maker, price and age of the exact quote, side,
+    qty, the legs as traded, notional, premium, pool, expiry."""
+    side, price = terms.side, terms.price
+    qty = rfq.qty if rfq else None
+    fills = leg_fills(rfq, quote, side) if rfq and quote else None
+    notional = gross_notional(fills) if fills is not None else None
+    premium = premium_words(side, price, qty)
+    maker = book.company_name(terms.maker) if terms.maker else "the maker"
+    if quote is not None and quote.pool_location:
+        address = book.pool_address(quote.pool_location) or "address pending"
+        pool = f"{book.pool_name(quote.pool_location)} ({address})"
+    elif quote is not None and quote.new_pool_name:
+        pool = f"new pool '{quote.new_pool_name}' (created on acceptance)"
+    else:
+        pool = "as the quote specifies"
+    side_word = "BUY" if side is TradeSide.BUY else "SELL"
+    tone = "$bid" if side is TradeSide.BUY else "$ask"
+    structure = fmt.structure_text(rfq.structure) if rfq else ""
+    expiry = (
+        f"quote expires in {fmt.countdown(terms.expires_at, now)}"
+        if terms.expires_at is not None
+        else ""
+    )
+    age = (
+        f", quoted {fmt.age((now - terms.quoted_at).total_seconds())} ago"
+        if terms.quoted_at is not None
+        else ""
+    )
+    which = "ask" if side is TradeSide.BUY else "bid"
+    doing = f"you       [b]{you_trade(rfq, side)}[/b]\n" if rfq else ""
+    return (
+        f"[b {tone}]{side_word}[/] {fmt.qty(qty)} x {structure}\n"
+        f"{doing}"
+        f"price     [b]{fmt.price(price)}[/b]  "
+        f"({which} of {maker}, quote {fmt.short_id(terms.quote_id)}{age})\n"
+        f"notional  [b]{fmt.money(notional)}[/b] USDC  (Σ |leg qty x leg price|)\n"
+        f"premium   {premium}\n"
+        f"pool      {pool}\n"
+        f"{expiry}"
+    )
