@@ -5,12 +5,15 @@
 typed method takes (a cancel's id, a body), so a test reads the calls as before; it has a
 server clock the test moves (``now_ms``), and pages by name as resolution reads them.
 `JournaledHost` is the kit's `RoleHost` with a `DeskWrites` over a journal of its own, whose
-waits move that clock instead of sleeping.
+waits move that clock instead of sleeping. A journal the test does not give goes in a temporary
+folder that is removed with the host (or, at the latest, when the test run ends).
 """
 
 from __future__ import annotations
 
+import shutil
 import tempfile
+import weakref
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -47,12 +50,18 @@ class WritingClient(FakeClient):
 
 
 class JournaledHost(RoleHost):
-    """A `RoleHost` whose writes go through a `DeskWrites` on ``journal`` (a temp file when
-    not given); the write desk's waits move the client's clock."""
+    """A `RoleHost` whose writes go through a `DeskWrites` on ``journal`` (when not given, a
+    file in a temporary folder that goes with the host); the write desk's waits move the
+    client's clock."""
 
     def __init__(self, client: WritingClient | None, *, journal: Path | None = None, **kw: Any):
         super().__init__(client, **kw)
-        path = journal or Path(tempfile.mkdtemp(prefix="desk-journal-")) / "journal.jsonl"
+        path = journal
+        if path is None:
+            folder = tempfile.mkdtemp(prefix="desk-journal-")
+            # Removed when the host is collected (the end of its test), else at exit.
+            weakref.finalize(self, shutil.rmtree, folder, ignore_errors=True)
+            path = Path(folder) / "journal.jsonl"
 
         async def wait(seconds: float) -> None:
             if client is not None:
