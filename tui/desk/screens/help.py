@@ -48,64 +48,92 @@ EVERYWHERE: tuple[tuple[str, str], ...] = (
 )
 """The keys of every tab: the keys (``{binding.id}`` placeholders) and what they do."""
 
-PANES = """\
-[b]RFQ inbox[/b]           {table.up} {table.down} pick an RFQ · enter its ticket or its quotes · \
-{inbox.open_only} open RFQs only
-[b]Quote ticket[/b]        bid/ask per leg · {ticket.send} send · {ticket.replace} replace · \
-{ticket.pull} pull · {ticket.back} back
-[b]Quotes on my RFQ[/b]    {table.up} {table.down} a quote · {board.buy} buy at its ask · \
-{board.sell} sell at its bid · {board.cancel_rfq} cancel · {board.back} back
-                    ★ marks the best bid and the best ask; {board.buy} / {board.sell} are off \
-while a trade of
-                    yours on the RFQ clears. On {confirm.yes} the quote is checked again: if it \
-was
-                    replaced, pulled or expired nothing is sent and the dialog says so
-[b]Trades in clearing[/b]  {tracker.accept} accept last look · {tracker.reject} reject last look \
-· {tracker.approve_deposit} approve deposit · {tracker.back} back
-[b]Other tabs[/b]          Pools: {pools.deposit} deposit · {pools.withdraw} withdraw · \
-{pools.create} create pool · all: esc back to Trade
-                    Market: enter = the listing's detail (mark over the session, quotes by \
-size)
-                    Positions: enter or {positions.expand} per pool · {positions.offset} the \
-RFQ that closes the line
-                    History: {history.kind} records · {history.outcome} outcome · \
-{history.search} search · {history.scorecards} scorecards (fastest first)
-[b]Structure builder[/b]   {builder.add_leg} add leg · {builder.remove_leg} remove leg · \
-{builder.send} send · {builder.hedge} delta-hedge leg (perpetual)
-                    {builder.list_previous} {builder.list_next} in expiry and strike: step \
-through the venue's expiries and the strike grid
-                    {builder.save_template} save template · {builder.open_template} open \
-template · {builder.repeat_last} repeat last RFQ
+PANES: tuple[tuple[str, str], ...] = (
+    (
+        "RFQ inbox",
+        "{table.up} {table.down} pick an RFQ · enter its ticket or its quotes · "
+        "{inbox.open_only} open RFQs only",
+    ),
+    (
+        "Quote ticket",
+        "bid/ask per leg · {ticket.send} send · {ticket.replace} replace · {ticket.pull} pull · "
+        "{ticket.back} back",
+    ),
+    (
+        "Quotes on my RFQ",
+        "{table.up} {table.down} a quote · {board.buy} buy at its ask · {board.sell} sell at its "
+        "bid · {board.cancel_rfq} cancel · {board.back} back\n"
+        "★ marks the best bid and the best ask; {board.buy} / {board.sell} are off while a trade "
+        "of yours on the RFQ clears. On {confirm.yes} the quote is checked again: if it was "
+        "replaced, pulled or expired nothing is sent and the dialog says so",
+    ),
+    (
+        "Trades in clearing",
+        "{tracker.accept} accept last look · {tracker.reject} reject last look · "
+        "{tracker.approve_deposit} approve deposit · {tracker.back} back",
+    ),
+    (
+        "Other tabs",
+        "Pools: {pools.deposit} deposit · {pools.withdraw} withdraw · {pools.create} create pool "
+        "· all: esc back to Trade\n"
+        "Market: enter = the listing's detail (mark over the session, quotes by size)\n"
+        "Positions: enter or {positions.expand} per pool · {positions.offset} the RFQ that "
+        "closes the line\n"
+        "History: {history.kind} records · {history.outcome} outcome · {history.search} search "
+        "· {history.scorecards} scorecards (fastest first)",
+    ),
+    (
+        "Structure builder",
+        "{builder.add_leg} add leg · {builder.remove_leg} remove leg · {builder.send} send · "
+        "{builder.hedge} delta-hedge leg (perpetual)\n"
+        "{builder.list_previous} {builder.list_next} in expiry and strike: step through the "
+        "venue's expiries and the strike grid\n"
+        "{builder.save_template} save template · {builder.open_template} open template · "
+        "{builder.repeat_last} repeat last RFQ",
+    ),
+)
+"""Each pane and its keys, with ``{binding.id}`` placeholders for the keys."""
 
-[b]Taker[/b]  {desk.new_rfq} → legs, qty, expiry, the makers to ask (market makers are ticked; \
-space toggles)
-         → {builder.send}. The builder waits for the venue: a refusal shows under its field.
-         Your RFQ is selected and its quotes fill the board: enter, then {board.buy} / \
-{board.sell} → the
-         confirmation (side, price, notional, premium, pool) → {confirm.yes}. If the tracker \
-says
-         APPROVE DEPOSIT: {desk.next_action}, {tracker.approve_deposit} → amount → \
-{permit.sign}. The maker's last look follows → booked.
+WORKFLOWS: tuple[tuple[str, str], ...] = (
+    (
+        "Taker",
+        "{desk.new_rfq} → legs, qty, expiry, the makers to ask (market makers are ticked; space "
+        "toggles) → {builder.send}. The builder waits for the venue: a refusal shows under its "
+        "field. Your RFQ is selected and its quotes fill the board: enter, then {board.buy} / "
+        "{board.sell} → the confirmation (side, price, notional, premium, pool) → {confirm.yes}. "
+        "If the tracker says APPROVE DEPOSIT: {desk.next_action}, {tracker.approve_deposit} → "
+        "amount → {permit.sign}. The maker's last look follows → booked.",
+    ),
+    (
+        "Maker",
+        "an RFQ rings in → {table.up} {table.down} to it → enter → adjust bid/ask → "
+        "{ticket.send}. When the taker accepts, the tracker shows YOUR LAST LOOK with a "
+        "countdown: {desk.next_action}, then {tracker.accept} (accept) or {tracker.reject} "
+        "(reject); if it then says APPROVE DEPOSIT: {tracker.approve_deposit} → {permit.sign} → "
+        "booked.",
+    ),
+)
+"""The two trade workflows step by step, with ``{binding.id}`` placeholders for the keys."""
 
-[b]Maker[/b]  an RFQ rings in → {table.up} {table.down} to it → enter → adjust bid/ask → \
-{ticket.send}. When the taker
-         accepts, the tracker shows YOUR LAST LOOK with a countdown: {desk.next_action}, then \
-{tracker.accept} (accept) or
-         {tracker.reject} (reject); if it then says APPROVE DEPOSIT: {tracker.approve_deposit} \
-→ {permit.sign} → booked.
+NOTES = (
+    "Notional is gross: Σ |leg qty x leg price|. Premium is the structure price x qty.\n"
+    "A quote or an accept past the guardrails (bps from fair value, notional: config.toml's "
+    "[b]\\[guardrails][/b]) is asked a second time, saying why; {confirm.no} sends nothing.\n"
+    "Stale data is marked in the status bar; the desk keeps polling within the request budget "
+    "and always leaves 40 of the 100 tokens free for your own actions.\n"
+    "Keys are yours to change: a [b]\\[keymap][/b] table in config.toml (`rfq-desk config`)."
+)
+"""What the figures mean and what the desk does on its own."""
 
-Notional is gross: Σ |leg qty x leg price|. Premium is the structure price x qty.
-A quote or an accept past the guardrails (bps from fair value, notional: config.toml's
-[b]\\[guardrails][/b]) is asked a second time, saying why; {confirm.no} sends nothing.
-Stale data is marked in the status bar; the desk keeps polling within the request budget and
-always leaves 40 of the 100 tokens free for your own actions.
-Keys are yours to change: a [b]\\[keymap][/b] table in config.toml (`rfq-desk config`).
-
-[$text-muted]{help.close} or {help.close_alt} closes this help[/]
-"""
-"""Each pane's keys and the workflows, with ``{binding.id}`` placeholders for the keys."""
+PANE_INDENT = 20
+"""Where a pane's keys start: after its name."""
+WORKFLOW_INDENT = 9
+"""Where a workflow's steps start: after its name."""
+UNBOUNDED = 10_000
+"""The width when none is known yet: no line is wrapped."""
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]+\.[a-z_]+)\}")
+_TAG = re.compile(r"(?<!\\)\[[^\[\]]*\]")
 
 
 def fill_keys(text: str, keymap: DeskKeymap) -> str:
@@ -113,18 +141,74 @@ def fill_keys(text: str, keymap: DeskKeymap) -> str:
     return _PLACEHOLDER.sub(lambda found: escape(keymap.display(found[1])), text)
 
 
-def help_text(keymap: DeskKeymap) -> str:
-    """The whole help, as markup, with the keys of ``keymap``."""
+def cells(markup: str) -> int:
+    """How many cells ``markup`` takes on screen (its tags and escapes take none)."""
+    return len(_TAG.sub("", markup).replace("\\[", "["))
+
+
+def hanging(head: str, text: str, indent: int, width: int) -> list[str]:
+    """``text`` after ``head`` (markup, padded to ``indent`` cells), wrapped at ``width``: each
+    ``\\n`` starts a line, and every line after the first starts under the text, at
+    ``indent``, never at column 0. A key and what it does (the items between `` · ``) stay on
+    one line when they fit one."""
+    room = max(20, width - indent)
+    lines: list[str] = []
+    for paragraph in text.split("\n"):
+        line, used = "", 0
+        for item in paragraph.split(" · "):
+            units = [item] if cells(item) <= room else item.split(" ")
+            glue = " · "
+            for unit in units:
+                size = cells(unit)
+                joint = len(glue) if line else 0
+                if line and used + joint + size > room:
+                    lines.append(line)
+                    line, used, joint = "", 0, 0
+                line, used = f"{line}{glue if line else ''}{unit}", used + joint + size
+                glue = " "
+        lines.append(line)
+    lead = head + " " * max(1 if head else 0, indent - cells(head))
+    return [lead + lines[0], *(" " * indent + line for line in lines[1:])]
+
+
+def help_text(keymap: DeskKeymap, width: int = UNBOUNDED) -> str:
+    """The whole help, as markup, with the keys of ``keymap``, laid out ``width`` cells wide
+    (a wrapped line starts under its description)."""
     rows = [(fill_keys(keys, keymap), fill_keys(what, keymap)) for keys, what in EVERYWHERE]
-    width = max(12, *(len(keys) for keys, _ in rows)) + 1
+    keys_width = max(12, *(cells(keys) for keys, _ in rows)) + 1
     lines = ["[b]RFQ Desk — keys[/b]   (the footer always shows the keys of where you are)", ""]
     lines.append("[b]Everywhere[/b]")
     for keys, what in rows:
-        first, *more = what.split("\n")
-        lines.append(f"  {keys:<{width}}{first}")
-        lines.extend(f"  {'':<{width}}{line}" for line in more)
+        lines.extend(hanging("  " + keys, what, keys_width + 2, width))
     lines.append("")
-    return "\n".join(lines) + "\n" + fill_keys(PANES, keymap)
+    for pane, what in PANES:
+        lines.extend(hanging(f"[b]{pane}[/b]", fill_keys(what, keymap), PANE_INDENT, width))
+    lines.append("")
+    for role, steps in WORKFLOWS:
+        lines.extend(hanging(f"[b]{role}[/b]", fill_keys(steps, keymap), WORKFLOW_INDENT, width))
+        lines.append("")
+    lines.extend(hanging("", fill_keys(NOTES, keymap), 0, width))
+    lines.append("")
+    lines.append(
+        fill_keys("[$text-muted]{help.close} or {help.close_alt} closes this help[/]", keymap)
+    )
+    return "\n".join(lines)
+
+
+class HelpText(Static):
+    """The help, laid out again whenever its width changes (a wrapped line stays indented)."""
+
+    def __init__(self, keymap: DeskKeymap, *, id: str | None = None) -> None:
+        super().__init__(help_text(keymap), id=id)
+        self._keymap = keymap
+        self._width = 0
+
+    def on_resize(self) -> None:
+        """Lay the help out for the width it now has."""
+        width = self.content_region.width
+        if width > 0 and width != self._width:
+            self._width = width
+            self.update(help_text(self._keymap, width))
 
 
 class HelpScreen(ModalScreen[None]):
@@ -142,7 +226,7 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         """The help text, scrollable."""
         with VerticalScroll(classes="modal-box wide", id="help-box"):
-            yield Static(help_text(self._keymap), id="help-text")
+            yield HelpText(self._keymap, id="help-text")
         yield Footer()
 
     async def action_dismiss(self, result: None = None) -> None:

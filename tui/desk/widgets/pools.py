@@ -32,16 +32,19 @@ from tui.desk.widgets.common.keyed_table import Column, KeyedTable, SortText
 from tui.desk.widgets.common.palette import right, toned
 
 POOL_COLUMNS = (
-    Column("name", "Pool", 18),
-    Column("cpty", "Cpty", 6),
-    Column("status", "Status", 8),
-    Column("address", "Address", 12),
+    Column("name", "Pool", 18, flex=True, least=12),
+    Column("cpty", "Cpty", 6, drop=3),
+    Column("status", "Status", 8, drop=2),
+    Column("address", "Address", 12, drop=6),
     Column("mine", "My balance", 13, numeric=True),
-    Column("theirs", "Their balance", 13, numeric=True),
-    Column("im", "My IM", 11, numeric=True),
-    Column("mm", "My MM", 11, numeric=True),
+    Column("theirs", "Their balance", 13, numeric=True, drop=1),
+    Column("im", "My IM", 11, numeric=True, drop=4),
+    Column("mm", "My MM", 11, numeric=True, drop=5),
     Column("free", "Max withdraw", 13, numeric=True),
 )
+"""Balances in USDC. At 80 columns the table keeps the pool, its counterparty and status, both
+balances and what I can take out; the address (whole in the detail) and the margins are left
+out first, a key away (``v``)."""
 POSITION_COLUMNS = (
     Column("instrument", "Instrument", 20),
     Column("qty", "Qty", 9, numeric=True),
@@ -181,17 +184,17 @@ class PoolsPane(Vertical):
                     pool.pool_id,
                     (
                         SortText(
-                            (data.name if data else pool.pool_id)[:18],
+                            data.name if data else pool.pool_id,
                             sort_key=data.name if data else "",
                         ),
                         self.book.company_name(self.book.pool_counterparty(pool)),
                         toned(app, status, tone),
                         ((data.address or "-") if data else "-")[:12],
-                        right(fmt.money(mine.balance if mine else None)),
-                        right(fmt.money(theirs.balance if theirs else None)),
+                        right(fmt.usdc(mine.balance if mine else None)),
+                        right(fmt.usdc(theirs.balance if theirs else None)),
                         right(fmt.money(usage.initial_margin if usage else None)),
                         right(fmt.money(usage.maintenance_margin if usage else None)),
-                        right(fmt.money(mine.max_withdrawable_amount if mine else None)),
+                        right(fmt.usdc(mine.max_withdrawable_amount if mine else None)),
                     ),
                 )
             )
@@ -218,7 +221,9 @@ class PoolsPane(Vertical):
             )
             return
         data = pool.data
-        lines = [f"[b]{data.name}[/b]  address {data.address or '-'}  status {data.status}"]
+        # One line each (the detail is 4 lines high): what a narrow pane cuts is the end of a
+        # line, the address and the margins, never a party's line.
+        lines = [f"[b]{data.name}[/b]  {data.status}  address {data.address or '-'}"]
         for party in pool.data.parties:
             usage = party.margin_usage
             name = self.book.company_name(party.company)
@@ -228,10 +233,10 @@ class PoolsPane(Vertical):
                 continue
             margins = usage.margin_usage
             lines.append(
-                f"  {who:<6} balance {fmt.money(usage.balance):>14}  "
-                f"IM {fmt.money(margins.initial_margin if margins else None):>12}  "
-                f"MM {fmt.money(margins.maintenance_margin if margins else None):>12}  "
-                f"max withdraw {fmt.money(usage.max_withdrawable_amount):>14}"
+                f"  {who:<6} balance {fmt.usdc(usage.balance):>14} USDC  "
+                f"max withdraw {fmt.usdc(usage.max_withdrawable_amount)}  "
+                f"IM {fmt.money(margins.initial_margin if margins else None)}  "
+                f"MM {fmt.money(margins.maintenance_margin if margins else None)}"
             )
         detail.update("\n".join(lines))
         valued = {instrument_label(p.position_info.instrument): p for p in pool.data.positions}

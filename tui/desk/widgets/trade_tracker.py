@@ -15,7 +15,12 @@ from datetime import datetime, timedelta
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.content import Content
+from textual.css.styles import RulesMap
 from textual.markup import escape
+from textual.strip import Strip
+from textual.style import Style
+from textual.visual import RenderOptions, Visual
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -46,7 +51,8 @@ _SHORT_NAMES = {"taker deposit": "tkr dep", "maker deposit": "mkr dep"}
 
 
 def render_trade(trade: TrackedTrade, book: DeskBook, now: datetime) -> str:
-    """The tracker's markup for one trade: terms, the path (names over times), next step."""
+    """The tracker's markup for one trade (a `TradeCard`): terms, the path (names over times),
+    next step."""
     side = str(trade.side).upper() if trade.side else "?"
     side_tone = "$bid" if trade.side == "buy" else "$ask"
     structure = (
@@ -66,12 +72,16 @@ def render_trade(trade: TrackedTrade, book: DeskBook, now: datetime) -> str:
         name = _SHORT_NAMES.get(step.name, step.name)
         when = fmt.clock_time(step.at) if step.at else ""
         columns.append((_STATE_TONE[step.state], _STATE_MARK[step.state], name, when))
-    names = []
-    times = []
+    steps = []
     for tone, mark, name, when in columns:
         width = max(STEP_WIDTH - 2, len(name) + 1)
-        names.append(f"[{tone}]{mark} {escape(name):<{width}}[/]")
-        times.append(f"  [$text-muted]{when:<{width}}[/]")
+        steps.append(
+            (
+                width + 2,
+                f"[{tone}]{mark} {escape(name):<{width}}[/]",
+                f"  [$text-muted]{when:<{width}}[/]",
+            )
+        )
     details = (
         f"notional {fmt.money(trade.notional)} · premium {fmt.money(trade.premium)}"
         f" · quote {fmt.short_id(trade.key)} · RFQ {fmt.short_id(trade.quote.target_rfq_id)}"
@@ -91,9 +101,84 @@ def render_trade(trade: TrackedTrade, book: DeskBook, now: datetime) -> str:
         todo = f"[$rejected]{escape(fmt.status_words(trade.status))}[/]"
     else:
         todo = f"[$text-muted]{escape(fmt.status_words(trade.status))}[/]"
-    return "\n".join(
-        [terms, "".join(names), "".join(times), f"  {todo}", f"  [$text-muted]{details}[/]"]
-    )
+    return TradeCard(terms, tuple(steps), f"  {todo}", f"  [$text-muted]{details}[/]")
+
+
+class TradeCard(str):
+    """One trade's markup (what it says, compared to know whether it must be redrawn) that
+    lays its clearing path out by the width it is drawn at: the steps go on as many rows as
+    they need, each step's time always under its name (a path wrapped by the terminal put the
+    times of the last steps under the wrong names)."""
+
+    terms: str
+    steps: tuple[tuple[int, str, str], ...]
+    tail: tuple[str, ...]
+
+    def __new__(cls, terms: str, steps: tuple[tuple[int, str, str], ...], *tail: str) -> TradeCard:
+        card = super().__new__(cls, "\n".join(_card_lines(terms, steps, tail, width=None)))
+        card.terms, card.steps, card.tail = terms, steps, tail
+        return card
+
+    def visualize(self) -> Visual:
+        """What the option list draws: the card laid out at the width it is given."""
+        return _CardVisual(self)
+
+
+def _card_lines(
+    terms: str, steps: tuple[tuple[int, str, str], ...], tail: tuple[str, ...], width: int | None
+) -> list[str]:
+    """The card's lines, its path cut into rows of steps no wider than ``width`` (one row when
+    no width is given)."""
+    lines = [terms]
+    row: list[tuple[int, str, str]] = []
+    for step in steps:
+        if row and width is not None and sum(s[0] for s in row) + step[0] > width:
+            lines += ["".join(s[1] for s in row), "".join(s[2] for s in row)]
+            row = []
+        row.append(step)
+    if row:
+        lines += ["".join(s[1] for s in row), "".join(s[2] for s in row)]
+    return [*lines, *(row for line in tail for row in _flowed(line, width))]
+
+
+def _flowed(line: str, width: int | None) -> list[str]:
+    """A ``  [$text-muted]a · b · c[/]`` line cut between its items to fit ``width``, each
+    row indented like the first (a line wrapped by the terminal went back to column 0)."""
+    muted = "  [$text-muted]"
+    if width is None or not line.startswith(muted) or len(line) - len(muted) - 1 <= width:
+        return [line]
+    rows, row = [], ""
+    for item in line[len(muted) : -len("[/]")].split(" · "):
+        if row and 2 + len(row) + 3 + len(item) > width:
+            rows.append(row)
+            row = ""
+        row = f"{row} · {item}" if row else item
+    return [f"{muted}{text}[/]" for text in [*rows, row]]
+
+
+class _CardVisual(Visual):
+    """A `TradeCard` drawn at a given width (the option list asks again after a resize)."""
+
+    def __init__(self, card: TradeCard) -> None:
+        self.card = card
+
+    def _content(self, width: int) -> Content:
+        card = self.card
+        return Content.from_markup("\n".join(_card_lines(card.terms, card.steps, card.tail, width)))
+
+    def render_strips(
+        self, width: int, height: int | None, style: Style, options: RenderOptions
+    ) -> list[Strip]:
+        """The card's lines at ``width``."""
+        return self._content(width).render_strips(width, height, style, options)
+
+    def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
+        """As wide as the card's widest line at the container's width."""
+        return self._content(container_width).get_optimal_width(rules, container_width)
+
+    def get_height(self, rules: RulesMap, width: int) -> int:
+        """How many lines the card takes at ``width``."""
+        return self._content(width).get_height(rules, width)
 
 
 class TradeTracker(Vertical):
