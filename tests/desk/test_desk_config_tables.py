@@ -128,6 +128,12 @@ def test_a_fractional_value_is_read_as_written_never_through_a_float(tmp_path: P
         ),
         ("[alerts.lastlook]\nbell = false\n", ":1: alerts.lastlook: unknown setting (here: quiet"),
         ("[alerts.booked]\ntoast = 2\n", ":2: alerts.booked.toast: "),
+        (
+            'theme = "desk-dark"\nthme = "desk-light"\n',
+            ":2: thme: unknown setting (here: theme, default_profile, profiles, guardrails, "
+            "alerts, keymap, keymap_preset)",
+        ),
+        ("[guardrail]\nmax_notional = 5\n", ":1: guardrail: unknown setting (here: theme,"),
     ],
 )
 def test_a_bad_value_is_refused_with_its_field_file_and_line(

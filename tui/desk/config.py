@@ -185,9 +185,12 @@ def _checked(
     """The file's ``table`` and ``env`` through the settings models, every value checked."""
     from pydantic import ValidationError
 
-    from tui.desk.config_errors import located_errors
+    from tui.desk.config_errors import located_errors, unknown_top_level
     from tui.desk.config_models import DeskSettings
 
+    known = [*DeskSettings.model_fields, *sorted(_PLAIN_KEYS - DeskSettings.model_fields.keys())]
+    if unknown := unknown_top_level(table, known, path):
+        raise ConfigError(unknown)
     given: dict[str, Any] = {"theme": theme, "default_profile": profile}
     try:
         with reading(env, table):

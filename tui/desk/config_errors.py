@@ -8,7 +8,7 @@ only from the tables that hold no secret.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, get_args, get_origin
 
@@ -79,4 +79,27 @@ def located_errors(
             parts.append(f"{variable}: {what}")
         else:
             parts.append(f"{path}:{line}: {what}" if line else f"{path}: {what}")
+    return "; ".join(parts)
+
+
+def unknown_top_level(table: Mapping[str, Any], known: Iterable[str], path: Path) -> str | None:
+    """The file's top-level settings the desk does not know, worded like a refused field
+    (``config.toml:3: thme: unknown setting (here: theme, ...)``); None when all are known.
+
+    The settings models ignore unknown top-level names (the environment holds many variables
+    that are no setting), so a typo there would otherwise pass in silence.
+    """
+    known = list(known)
+    unknown = [key for key in table if key not in known]
+    if not unknown:
+        return None
+    try:
+        lines = entry_lines(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        lines = {}
+    parts = []
+    for key in unknown:
+        line = line_of(lines, (key,))
+        where = f"{path}:{line}" if line else str(path)
+        parts.append(f"{where}: {key}: unknown setting (here: {', '.join(known)})")
     return "; ".join(parts)
