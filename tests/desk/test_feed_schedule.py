@@ -77,10 +77,27 @@ def test_routine_polls_keep_to_their_share_while_a_new_rfq_is_urgent() -> None:
     assert fresh.fits(Topic.SUMMARY)
 
 
-def test_every_poll_leaves_a_write_of_room_and_waits_while_an_action_waits() -> None:
+def test_routine_polls_leave_room_for_the_next_urgent_one() -> None:
     fake = FakeTime()
     plan = schedule(fake)
     plan.set_hot({Topic.RFQS_RECEIVED})
+    urgent = SPECS[Topic.RFQS_RECEIVED].cost
+    # Exactly room for the reserve, one urgent poll and one routine poll of the same cost.
+    spend = plan.budget.tokens - DESK_RESERVE_TOKENS - urgent - SPECS[Topic.SUMMARY].cost
+    assert plan.budget.try_acquire(spend - 1)
+    assert plan.fits(Topic.SUMMARY) and plan.fits(Topic.RFQS_RECEIVED)
+    assert plan.budget.try_acquire(1)
+    assert plan.fits(Topic.SUMMARY) and plan.fits(Topic.RFQS_RECEIVED)
+    assert plan.budget.try_acquire(1)
+    assert not plan.fits(Topic.SUMMARY), "it would leave no room for the next new-RFQ poll"
+    assert plan.fits(Topic.RFQS_RECEIVED)
+    plan.kick(Topic.SUMMARY)  # the user's f5 does not wait for the urgent poll's room
+    assert plan.fits(Topic.SUMMARY)
+
+
+def test_every_poll_leaves_a_write_of_room_and_waits_while_an_action_waits() -> None:
+    fake = FakeTime()
+    plan = schedule(fake)
     assert plan.budget.try_acquire(plan.budget.tokens - DESK_RESERVE_TOKENS - 5)
     assert not plan.fits(Topic.RFQS_RECEIVED), "it would eat into the trader's reserve"
     assert plan.fits(Topic.QUOTES_SENT), "a 1-token poll still fits"

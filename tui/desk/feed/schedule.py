@@ -169,19 +169,26 @@ class PollSchedule:
         Polls started but still in flight count as spent: the client charges the budget only
         when a poll's request goes out, so several polls started in one tick must not each see
         the same free tokens. Every poll leaves the reserve free; the routine ones also keep
-        to their share (`_keeps_share`), so an urgent one always has room; none starts while
-        a trader's action waits for tokens.
+        to their share (`_keeps_share`) and leave room for the next urgent poll on top of the
+        reserve, so an urgent one never waits behind them; none starts while a trader's action
+        waits for tokens.
         """
         cost = SPECS[topic].cost
         if cost == 0:
             return 0.0
         need = cost + sum(self._pending.values())
-        if self.budget.waiting or need + self.keep_free > self.budget.tokens:
+        routine = self._keeps_share(topic)
+        reserve = self.keep_free + (self._urgent_cost() if routine else 0)
+        if self.budget.waiting or need + reserve > self.budget.tokens:
             return float("inf")
-        wait = self.budget.wait_time(need, self.keep_free)
-        if self._keeps_share(topic):
+        wait = self.budget.wait_time(need, reserve)
+        if routine:
             wait = max(wait, self._routine_wait(cost, self.monotonic()))
         return wait
+
+    def _urgent_cost(self) -> int:
+        """Tokens of the dearest urgent poll now hot (0: none)."""
+        return max((SPECS[t].cost for t in self.hot if self._urgent(t)), default=0)
 
     def fits(self, topic: Topic) -> bool:
         """Whether a poll of ``topic`` may spend its cost now (`wait_for_tokens`)."""
