@@ -116,14 +116,15 @@ def inbox_columns(
     app: App[Any],
     book: DeskBook,
     clock: Callable[[], datetime],
-    flashing: Callable[[str, datetime], bool],
+    flashing: Callable[[str], bool],
 ) -> list[TableColumn[InboxRow]]:
     """The inbox's columns. A narrow inbox leaves out Time, Struct px and #Q first, then the
     new mark, the RFQ id and Dir (Taker says "me" for my own); the prices and the status stay.
-    ``flashing(key, now)`` says whether a row is newly arrived."""
+    ``flashing(key)`` says whether a row is newly arrived; ``clock`` is read for every open
+    row drawn (the inbox gives one reading per drawing)."""
 
     def new_mark(row: InboxRow) -> bool:
-        return flashing(row.key, clock())
+        return flashing(row.key)
 
     def countdown(row: InboxRow) -> tuple[str, bool] | None:
         if not row.is_open:

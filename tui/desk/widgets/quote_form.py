@@ -31,6 +31,9 @@ NEW_POOL = "__new__"
 DEFAULT_EXPIRY_S = 30
 DEFAULT_SPREAD_BPS = Decimal(10)
 MAX_EXPIRY_S = 3600
+AUTO_CLIENT_ID = "made when sent: desk-<rfq>-<time>-<n>"
+"""What the client id field says while blank (`client_quote_id` makes one at send): a cursor
+move from RFQ to RFQ writes nothing into it."""
 
 
 def default_expiry_s(rfq_left_s: int) -> int:

@@ -33,6 +33,7 @@ from tui.desk.widgets.common.forms import show_errors as show_form_errors
 from tui.desk.widgets.live_text import LiveText
 from tui.desk.widgets.quote_figures import PricingMemo, leg_field_side, listing_marks
 from tui.desk.widgets.quote_form import (
+    AUTO_CLIENT_ID,
     DEFAULT_EXPIRY_S,
     TicketValues,
     build_quote_request,
@@ -88,6 +89,8 @@ class QuoteTicket(Vertical):
         self._legs_for: str | None = None
         self._pricing = PricingMemo()
         self._client_ids = itertools.count(1)
+        self._closed_shown = False
+        self._errors_shown = False
 
     def compose(self) -> ComposeResult:
         """Header, leg rows, settlement fields, buttons."""
@@ -107,7 +110,7 @@ class QuoteTicket(Vertical):
             yield TicketPools(self.book, id="ticket-pools")
             with Horizontal(classes="field-row"):
                 yield Label("Client id", classes="field-label")
-                yield Input("", id="client-id", compact=True)
+                yield Input("", id="client-id", compact=True, placeholder=AUTO_CLIENT_ID)
             yield Static("", id="err-client-id", classes="field-error")
             yield Static("", id="err-form", classes="field-error")
             with Horizontal(id="ticket-buttons"):
@@ -156,11 +159,10 @@ class QuoteTicket(Vertical):
             pricing, _ = self._pricing.get(rfq, self._marks(), now)
             self.query_one(TicketPricing).show(rfq, pricing)
             self.query_one(TicketPools).fill(rfq)
-            self.query_one("#client-id", Input).value = client_quote_id(
-                rfq.rfq_id, now, next(self._client_ids)
-            )
-            if any(error.display for error in self.query(".field-error")):
-                show_form_errors(self, {})
+            if (client_id := self.query_one("#client-id", Input)).value:
+                client_id.value = ""  # a typed id is this RFQ's; blank makes one at send
+            if self._errors_shown:  # a flag, not a look at every error line of the form
+                self.show_errors({})
             self._show_figures()
         self._refresh_live()
 
@@ -197,8 +199,10 @@ class QuoteTicket(Vertical):
             f"{fmt.structure_text(rfq.structure)}\n"
             f"structure px {fmt.price(price)}  delta {fmt.greek(delta)}"
         )
-        for button in ("#send", "#replace"):
-            self.query_one(button, Button).disabled = bool(closed)
+        if self._closed_shown != bool(closed):  # asked every second: looked up on a change
+            self._closed_shown = bool(closed)
+            for button in ("#send", "#replace"):
+                self.query_one(button, Button).disabled = bool(closed)
 
     def refresh_pools(self) -> None:
         """Pools changed: refresh the pool choices, keeping the user's pick when it remains."""
@@ -266,7 +270,10 @@ class QuoteTicket(Vertical):
             pool=pools.pool,
             preset=pools.preset,
             pool_name=pools.pool_name,
-            client_quote_id=self.query_one("#client-id", Input).value,
+            client_quote_id=self.query_one("#client-id", Input).value.strip()
+            or client_quote_id(
+                self.rfq.rfq_id if self.rfq else "", self.clock(), next(self._client_ids)
+            ),
         )
 
     def set_leg_prices(self, index: int, bid: str, ask: str) -> None:
@@ -277,6 +284,7 @@ class QuoteTicket(Vertical):
     def show_errors(self, errors: dict[str, str]) -> None:
         """Show errors under their fields (an empty dict clears them)."""
         show_form_errors(self, errors)
+        self._errors_shown = bool(errors)
 
     def _request(self) -> NewQuoteRequest | None:
         if self.rfq is None:
@@ -337,11 +345,9 @@ class QuoteTicket(Vertical):
             self.show_errors({FORM: outcome_words(outcome)})
 
     def new_client_id(self) -> None:
-        """After a send: a fresh client id for the next quote."""
-        if self.rfq is not None:
-            self.query_one("#client-id", Input).value = client_quote_id(
-                self.rfq.rfq_id, self.clock(), next(self._client_ids)
-            )
+        """After a send: a fresh client id for the next quote (a blank field makes one)."""
+        if (client_id := self.query_one("#client-id", Input)).value:
+            client_id.value = ""
 
     # -- pricing ----------------------------------------------------------------------------
 
@@ -384,14 +390,9 @@ class QuoteTicket(Vertical):
             self.query_one(TicketPricing).reprice(pricing)
             self._show_figures()
 
-    @on(Button.Pressed, "#send")
-    def _send_pressed(self) -> None:
-        self.action_submit()
-
-    @on(Button.Pressed, "#replace")
-    def _replace_pressed(self) -> None:
-        self.action_replace()
-
-    @on(Button.Pressed, "#pull")
-    def _pull_pressed(self) -> None:
-        self.action_cancel_quote()
+    @on(Button.Pressed)
+    def _button_pressed(self, event: Button.Pressed) -> None:
+        actions = {"send": self.action_submit, "replace": self.action_replace}
+        actions["pull"] = self.action_cancel_quote
+        if (action := actions.get(event.button.id or "")) is not None:
+            action()

@@ -1,8 +1,11 @@
 """The RFQ inbox: every RFQ received (to quote) and sent (to trade), newest first.
 
 Each row shows the legs, quantity, a live expiry countdown, status, the structure price and the
-best bid and ask quoted so far. An RFQ the feed says has just arrived flashes. Moving the
-cursor tells the app which RFQ the ticket should work on.
+best bid and ask quoted so far. An RFQ the feed says has just arrived flashes: its row, and
+only its row, is coloured for `FLASH_FOR` (a class on the pane restyled and repainted all of
+it, twice per arrival). Moving the cursor tells the app which RFQ the ticket should work on
+(the app shows the RFQ under the cursor when it gets to it, so keys faster than it build only
+the ticket of the RFQ the cursor is on by then).
 
 The rows sit in a `VirtualTable` (`tui.desk.widgets.inbox_columns` says what each cell reads):
 a poll merges the RFQs by row key and only an RFQ whose shown state moved is formatted again,
@@ -15,15 +18,20 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
+from rich.segment import Segment
+from rich.style import Style
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.geometry import Region
 from textual.message import Message
+from textual.strip import Strip
 
 from tui.desk.book import DeskBook
 from tui.desk.messages import Direction
+from tui.desk.widgets.common.table_view import HEADER
 from tui.desk.widgets.common.virtual_table import VirtualTable
 from tui.desk.widgets.inbox_columns import (
     InboxRow,
@@ -75,6 +83,7 @@ class RfqInbox(Vertical):
         self.book = book
         self.clock = clock
         self._flash_until: dict[str, datetime] = {}
+        self._now: datetime | None = None  # the clock's reading while the table draws
         self._last_selected: str | None = None
         self._rfqs: dict[Direction, list[RFQ]] = {"received": [], "sent": []}
         self.open_only = False
@@ -84,7 +93,7 @@ class RfqInbox(Vertical):
     def compose(self) -> ComposeResult:
         """The table and an empty-state hint."""
         table = InboxTable(
-            inbox_columns(self.app, self.book, self.clock, self._flashing),
+            inbox_columns(self.app, self.book, self._drawing_clock, self.is_new),
             key=lambda row: row.key,
             version=row_version(self.book),
             sort="when",
@@ -92,14 +101,15 @@ class RfqInbox(Vertical):
             id="inbox-table",
         )
         table.frame = self.frame
+        table.flashing = self.is_new
+        table.drawing = self._drawing
         yield table
         yield LiveText(EMPTY, id="inbox-empty")
 
     @property
-    def table(self) -> VirtualTable[InboxRow]:
+    def table(self) -> InboxTable:
         """The inbox table."""
-        table: VirtualTable[InboxRow] = self.query_one("#inbox-table", VirtualTable)
-        return table
+        return self.query_one("#inbox-table", InboxTable)
 
     # -- data in ----------------------------------------------------------------------------
 
@@ -108,8 +118,6 @@ class RfqInbox(Vertical):
         now = self.clock()
         for rfq_id in arrived:
             self._flash_until[row_key(direction, rfq_id)] = now + FLASH_FOR
-        if arrived:
-            self.flash()
         self._rfqs[direction] = rfqs
         self.render_rows()
 
@@ -143,28 +151,34 @@ class RfqInbox(Vertical):
         self.table.filter_by(_still_open if self.open_only else None)
         self.render_rows()
 
-    def flash(self) -> None:
-        """Briefly highlight the whole pane (a new RFQ came in)."""
-        self.add_class("flash")
-        self.set_timer(FLASH_FOR.total_seconds(), lambda: self.remove_class("flash"))
-
     def invalidate(self) -> None:
         """Draw the rows again (a new theme)."""
         self.table.invalidate()
 
     # -- time -------------------------------------------------------------------------------
 
-    def _flashing(self, key: str, now: datetime) -> bool:
-        until = self._flash_until.get(key)
-        return until is not None and until > now
+    def is_new(self, key: str) -> bool:
+        """Whether the row of ``key`` is a newly arrived RFQ, still flashing."""
+        until = self._flash_until.get(key)  # the clock is read for flashing rows only
+        return until is not None and until > self._drawing_clock()
+
+    def _drawing(self, drawing: bool) -> None:
+        """A drawing of the table starts or ends: its lines share one reading of the clock
+        (asked per countdown, it is most of a line's cost)."""
+        self._now = self.clock() if drawing else None
+
+    def _drawing_clock(self) -> datetime:
+        return self._now or self.clock()
 
     def tick(self) -> None:
         """Advance the countdowns and end the flashes of the rows on screen; nothing else is
         read or drawn (the desk's second, `tui.desk.panes.DeskPanes.tick`)."""
         now = self.clock()
+        table = self.table
         for key in [key for key, until in self._flash_until.items() if until <= now]:
             del self._flash_until[key]
-        self.table.refresh_live()
+            table.refresh_record(key)  # its colour goes, whichever columns show
+        table.refresh_live()
 
     # -- selection --------------------------------------------------------------------------
 
@@ -197,15 +211,77 @@ class RfqInbox(Vertical):
 
 class InboxTable(VirtualTable[InboxRow]):
     """The inbox's table: a cursor move holds the drawing until the app has shown the RFQ
-    now under the cursor (`OneFrame`)."""
+    now under the cursor (`OneFrame`), and a newly arrived RFQ's row is coloured."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {*VirtualTable.COMPONENT_CLASSES, "inbox-table--new"}
+
+    DEFAULT_CSS = """
+    InboxTable > .inbox-table--new {
+        background: $flash;
+    }
+    """
 
     frame: OneFrame | None = None
+    flashing: Callable[[str], bool] = staticmethod(lambda key: False)
+    """Whether the row of this key is newly arrived (read for the lines drawn only)."""
+    drawing: Callable[[bool], None] = staticmethod(lambda drawing: None)
+    """Told when a drawing (or a tick's look at the countdowns) starts and ends."""
+
+    _new_style: Style | None = None
 
     def cursor_moved(self, record_id: str | None) -> None:
         """Hold the drawing, then say that the cursor is on another record."""
         if self.frame is not None:
             self.frame.hold()
         super().cursor_moved(record_id)
+
+    def notify_style_update(self) -> None:
+        """Styles changed (theme, focus): look the new rows' colour up again."""
+        super().notify_style_update()
+        self._new_style = None
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Draw the lines in ``crop``, all at one reading of the clock."""
+        self.drawing(True)
+        try:
+            return super().render_lines(crop)
+        finally:
+            self.drawing(False)
+
+    def refresh_live(self) -> None:
+        """Repaint the lines whose countdowns moved, all read at one reading of the clock."""
+        self.drawing(True)
+        try:
+            super().refresh_live()
+        finally:
+            self.drawing(False)
+
+    def render_line(self, y: int) -> Strip:
+        """A line as the table draws it; a newly arrived RFQ's under the flash colour (the
+        cursor's colour stays on top)."""
+        strip = super().render_line(y)
+        row = (y - HEADER + round(self.scroll_y)) // self.row_height
+        if y < HEADER or row == self.cursor_row or not 0 <= row < self.row_count:
+            return strip
+        if not self.flashing(self.record_at(row).key):
+            return strip
+        if self._new_style is None:
+            colour = self.get_component_rich_style("inbox-table--new").bgcolor
+            self._new_style = Style(bgcolor=colour)
+        new = self._new_style
+        return Strip(
+            [
+                Segment(text, style + new if style else new, control)
+                for text, style, control in strip
+            ],
+            strip.cell_length,
+        )
+
+    def refresh_record(self, record_id: str) -> None:
+        """Draw a record's lines again (when on screen)."""
+        row = self.row_of(record_id)
+        if row is not None:
+            self.refresh_lines(row * self.row_height + HEADER, self.row_height)
 
 
 def _still_open(row: InboxRow) -> bool:

@@ -21,6 +21,7 @@ class LegRow(Vertical):
         super().__init__(classes="ticket-leg")
         self.index = index
         self._label = ""
+        self._fields: dict[str, Input] = {}
 
     def compose(self) -> ComposeResult:
         """Label, bid, ask; then one (hidden) error line per field."""
@@ -56,13 +57,19 @@ class LegRow(Vertical):
 
     def set_price(self, side: str, text: str) -> None:
         """Put ``text`` in the leg's ``side`` field ("bid" or "ask")."""
-        field = self.query_one(f"#{side}-{self.index}", Input)
+        field = self._fields.get(side)
+        if field is None:  # looked up once: a cursor move fills every row
+            field = self._fields[side] = self.query_one(f"#{side}-{self.index}", Input)
         if field.value != text:
             field.value = text
 
 
 class TicketLegs(Vertical):
     """The ticket's leg rows, kept and refilled from RFQ to RFQ (see module docs)."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._rows: list[LegRow] = []  # mounted so far, in leg order (kept, not looked up)
 
     def compose(self) -> ComposeResult:
         """The column heads; the rows come with the first RFQ."""
@@ -75,7 +82,7 @@ class TicketLegs(Vertical):
 
     async def show(self, legs: list[tuple[str, str, str]]) -> None:
         """One row per leg (label, bid, ask); rows left over from a longer RFQ are hidden."""
-        rows = list(self.query(LegRow))
+        rows = self._rows
         if len(legs) > len(rows):
             extra = [LegRow(index) for index in range(len(rows), len(legs))]
             await self.mount_all(extra)
@@ -87,6 +94,5 @@ class TicketLegs(Vertical):
 
     def set_price(self, index: int, side: str, text: str) -> None:
         """Put ``text`` in leg ``index``'s ``side`` field (a price derived from a vol)."""
-        rows = list(self.query(LegRow))
-        if 0 <= index < len(rows):
-            rows[index].set_price(side, text)
+        if 0 <= index < len(self._rows):
+            self._rows[index].set_price(side, text)
