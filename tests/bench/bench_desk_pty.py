@@ -23,7 +23,8 @@ DataTable and a Footer (`BARE_APP`).
 - ``idle``: CPU (utime+stime of the desk's own process, ``/proc/<pid>/stat``; a sandbox is a
   process of its own and not counted) and bytes written to the terminal per second, over
   ``RFQ_BENCH_IDLE_S`` seconds (default 60) of no keys, after the first data and
-  `SETTLE_S` more; the desk on a live sandbox (simulated market on), the bare app as is.
+  `SETTLE_S` more; the desk on a live sandbox (simulated market on), the bare app as is;
+  ``RFQ_BENCH_IDLE_RUNS`` times (default 1), bare app and desk in turn, medians reported.
 - ``keys``: ``down`` in the RFQ inbox with 1,000 RFQs, from writing the key to the last byte
   of output before `KEY_QUIET_S` of silence (each press after `KEY_SETTLE_S` of silence),
   median of ``RFQ_BENCH_KEYS`` presses (default 30); the baseline is the bare app with a
@@ -289,22 +290,27 @@ def _idle_window(session: PtySession, seconds: float) -> tuple[float, float, flo
     return 100 * (cpu_end - cpu) / elapsed, written / elapsed, session.memory().peak_mb
 
 
-def measure_idle(bench: Bench, seconds: float) -> Figures:
-    """Idle CPU, bytes/s and peak RSS: the bare app, then the desk on a live sandbox."""
+def measure_idle(bench: Bench, seconds: float, runs: int = 1) -> Figures:
+    """Idle CPU, bytes/s and peak RSS: the bare app, then the desk on a live sandbox, ``runs``
+    times in turn (each desk on a sandbox of its own)."""
     figures: Figures = {}
-    with bench.bare(bench.home("idle-bare")) as bare:
-        bare.wait_for(PAINT, TIMEOUT_S)
-        time.sleep(SETTLE_S)
-        cpu, rate, peak = _idle_window(bare, seconds)
-    figures.update({"bare app: idle CPU": [cpu], "bare app: bytes/s": [rate]})
-    figures["bare app: peak RSS MB"] = [peak]
-    home = bench.home("idle-desk")
-    with Sandbox(bench, home), bench.desk(home) as desk:
-        desk.wait_for(FIRST_DATA, TIMEOUT_S)
-        time.sleep(SETTLE_S)
-        cpu, rate, peak = _idle_window(desk, seconds)
-    figures.update({"idle CPU": [cpu], "desk: bytes/s": [rate], "desk: peak RSS MB": [peak]})
+    for run in range(runs):
+        with bench.bare(bench.home(f"idle-bare-{run}")) as bare:
+            bare.wait_for(PAINT, TIMEOUT_S)
+            time.sleep(SETTLE_S)
+            bare_figures = _idle_window(bare, seconds)
+        home = bench.home(f"idle-desk-{run}")
+        with Sandbox(bench, home), bench.desk(home) as desk:
+            desk.wait_for(FIRST_DATA, TIMEOUT_S)
+            time.sleep(SETTLE_S)
+            desk_figures = _idle_window(desk, seconds)
+        for name, value in zip(IDLE_FIGURES, (*bare_figures, *desk_figures), strict=True):
+            figures.setdefault(name, []).append(value)
     return figures
+
+
+IDLE_FIGURES = ("bare app: idle CPU", "bare app: bytes/s", "bare app: peak RSS MB")
+IDLE_FIGURES += ("idle CPU", "desk: bytes/s", "desk: peak RSS MB")
 
 
 def _presses(session: PtySession, count: int) -> list[float]:
@@ -387,7 +393,9 @@ def run(parts: set[str]) -> str:
         if "paint" in parts:
             figures.update(measure_paint(bench, int(os.environ.get("RFQ_BENCH_RUNS", "5"))))
         if "idle" in parts:
-            figures.update(measure_idle(bench, float(os.environ.get("RFQ_BENCH_IDLE_S", "60"))))
+            seconds = float(os.environ.get("RFQ_BENCH_IDLE_S", "60"))
+            runs = int(os.environ.get("RFQ_BENCH_IDLE_RUNS", "1"))
+            figures.update(measure_idle(bench, seconds, runs))
         if "keys" in parts:
             presses = int(os.environ.get("RFQ_BENCH_KEYS", "30"))
             open_rfqs = int(os.environ.get("RFQ_BENCH_OPEN_RFQS", str(INBOX_RFQS)))

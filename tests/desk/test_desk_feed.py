@@ -162,12 +162,13 @@ async def test_settled_records_are_not_fetched_again(sandbox: Any) -> None:
         client.iterate = spy  # type: ignore[method-assign]
         feed = Feed(client, posted.append, clock=sandbox.clock.now, monotonic=Ticker())
         await feed.refresh(Topic.RFQS_RECEIVED)
-        await feed.refresh(Topic.RFQS_RECEIVED)
+        newer = await embr.rfqs_new(perp_rfq([desk_id], "1", sandbox.clock.now()))
+        await feed.refresh(Topic.RFQS_RECEIVED)  # an unchanged list would post no snapshot
         assert asked[0].get("offset") is None and asked[1]["offset"] == 3
         first, second = (m for m in posted if isinstance(m, RfqsUpdated))
-        assert [r.rfq_id for r in second.rfqs] == [r.rfq_id for r in first.rfqs]
-        assert len(second.rfqs) == 4 and second.rfqs[-1].rfq_id == late.rfq_id
-        assert [r.rfq_status for r in second.rfqs] == ["expired"] * 3 + ["open"]
+        assert [r.rfq_id for r in second.rfqs[:4]] == [r.rfq_id for r in first.rfqs]
+        assert [r.rfq_id for r in second.rfqs[3:]] == [late.rfq_id, newer.rfq_id]
+        assert [r.rfq_status for r in second.rfqs] == ["expired"] * 3 + ["open"] * 2
 
 
 async def test_a_booked_trade_refreshes_the_money_topics_early(sandbox: Any) -> None:

@@ -1,6 +1,6 @@
 """A quiet desk draws only what changed, once a second (issue 11): a poll that changes nothing
 repaints nothing, every countdown moves on the desk's one second, the status bar draws a call's
-tokens with the next second's ages (at once only when their colour changes), and the feed says
+tokens with the next second's ages (whatever their colour), and the feed says
 how fresh the panes are after a poll only when one turned fresh or stale."""
 
 from __future__ import annotations
@@ -94,11 +94,13 @@ async def test_the_status_bar_draws_a_calls_tokens_with_the_next_ages() -> None:
             status.show_call(used, latency_ms=7, offset_ms=-2)
         assert seen == []
         assert "30/100" not in str(status.render())
-        status.ages = (PaneAge("inbox", 2.0, False),)  # the desk's second
+        status.show_freshness((PaneAge("inbox", 2.0, False),), 30)  # the desk's second
         assert seen == [False]
         shown = str(status.render())
         assert "30/100" in shown and "latency 7 ms" in shown and "clock -2 ms" in shown
-        status.show_call(65, latency_ms=None, offset_ms=None)  # the figure turns amber: at once
+        status.show_call(65, latency_ms=None, offset_ms=None)  # amber: with the next second too
+        assert seen == [False] and "65/100" not in str(status.render())
+        status.show_freshness((PaneAge("inbox", 3.0, False),), 65)
         assert seen == [False, False] and "65/100" in str(status.render())
 
 

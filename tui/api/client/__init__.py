@@ -1,10 +1,10 @@
 """The signed client of the trading API: typed calls, one attempt's sending, retries, paging.
 
-`ServiceClient` (`service`) is what the desk holds: one typed method per catalogue endpoint.
-Underneath, `transport` sends a call (budget, signing, server clock, notification), `wire`
-encodes the request and reads the answer, `retry` decides as a pure policy whether a failed
-attempt goes again, and `paging` reads the list endpoints page after page from the catalogue's
-rows.
+`ServiceClient` (`service`) is what the desk holds: one typed method per catalogue endpoint,
+the list endpoints and `iterate` coming from `lists`. Underneath, `transport` sends a call
+(budget, signing, server clock, notification), `wire` encodes the request and reads the answer,
+`retry` decides as a pure policy whether a failed attempt goes again, and `paging` reads the
+list endpoints page after page from the catalogue's rows.
 
 Nothing is loaded until it is used (``from tui.api.client import ServiceClient`` loads the
 client and httpx then): a program that only names the client, or imports a room of it, does not

@@ -4,22 +4,22 @@ Method names are the catalogue names of `tui.api.endpoints` (``rfqs_received``, 
 ...) and each is a thin wrapper: a bad argument is refused locally (`InvalidArgument` naming the
 field) before any token is spent, then `Sender` sends the call (budget, signing, server clock,
 retries: see `tui.api.client.transport` and `tui.api.client.retry`) and the answer is read as
-the catalogue's response type says (a page of records for a list endpoint, see
-`tui.api.client.paging`).
+the catalogue's response type says. The list endpoints and `iterate`, which pages through them,
+come from `tui.api.client.lists`.
 """
 
 from __future__ import annotations
 
 import random
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from tui.api.budget import DESK_RESERVE_TOKENS, TokenBudget, asyncio_sleep
-from tui.api.client import paging
+from tui.api.client.lists import ListCalls
 from tui.api.client.retry import RetryPolicy
 from tui.api.client.transport import CallInfo, Sender, keeping_free
 from tui.api.client.wire import request_body
@@ -33,19 +33,14 @@ if TYPE_CHECKING:
     from tui.api.models import (
         RFQ,
         AcceptQuoteRequest,
-        AggregatedPosition,
-        Asset,
-        Company,
         MakerLastLookRequest,
         MakerLastLookResponse,
         NewQuoteRequest,
         NewRfqRequest,
         NewSettlementPoolRequest,
         NewTransferRequest,
-        Page,
         PermitTemplateRequest,
         PortfolioSummary,
-        Position,
         Quote,
         QuoteAcceptResponse,
         ReplaceQuoteRequest,
@@ -54,16 +49,13 @@ if TYPE_CHECKING:
         Status,
         SubmitPermitRequest,
         SupportedAssetDetails,
-        Trade,
         Transfer,
     )
 
 __all__ = ["ServiceClient"]
 
-R = TypeVar("R")
 
-
-class ServiceClient:
+class ServiceClient(ListCalls):
     """The signed client of the trading API; one per profile, shared by the whole desk.
 
     Use as ``async with ServiceClient(...) as client:`` (or call `aclose`). ``budget`` and
@@ -180,11 +172,6 @@ class ServiceClient:
     ) -> Any:
         return await self._sender.single(endpoint_named(name), params=params, body=body)
 
-    async def _list(self, name: str, params: dict[str, Any]) -> Page[Any]:
-        endpoint = endpoint_named(name)
-        paging.check_paging(endpoint, params.get("limit"), params.get("offset"))
-        return await paging.fetch_page(self._sender, endpoint, params)
-
     async def sync_clock(self) -> int:
         """Learn the server clock from an unsigned ``GET /v1/status``; returns the offset in ms.
 
@@ -192,97 +179,13 @@ class ServiceClient:
         """
         return await self._sender.sync_clock()
 
-    # -- paging ------------------------------------------------------------------------------
-
-    @overload
-    def iterate(
-        self, endpoint: Callable[..., Awaitable[Page[R]]], **filters: Any
-    ) -> AsyncIterator[R]: ...
-
-    @overload
-    def iterate(self, endpoint: str, **filters: Any) -> AsyncIterator[Any]: ...
-
-    def iterate(
-        self, endpoint: str | Callable[..., Awaitable[Page[Any]]], **filters: Any
-    ) -> AsyncIterator[Any]:
-        """Every record of a list endpoint, page after page, following ``next_page``.
-
-        ``endpoint`` is a catalogue name (``"rfqs_received"``) or the bound list method
-        (``client.rfqs_received``); ``filters`` are that method's keyword arguments. Each
-        further page is asked with the filters plus the ``next_page`` values, sent back
-        exactly as the server gave them.
-        """
-        name = endpoint if isinstance(endpoint, str) else getattr(endpoint, "__name__", "")
-        return paging.iterate(self._sender, name, filters)
-
     # -- companies and portfolio -------------------------------------------------------------
-
-    async def companies(
-        self, *, id: str | None = None, limit: int | None = None, offset: int | None = None
-    ) -> Page[Company]:
-        """``GET /v1/companies``: companies on the venue, optionally one by id."""
-        return await self._list("companies", {"id": id, "limit": limit, "offset": offset})
-
-    async def portfolio_assets(
-        self, *, pool: str | None = None, limit: int | None = None, offset: int | None = None
-    ) -> Page[Asset]:
-        """``GET /v1/portfolio/assets``: balances in one pool, or summed over all pools."""
-        return await self._list(
-            "portfolio_assets", {"pool": pool, "limit": limit, "offset": offset}
-        )
-
-    async def portfolio_positions(
-        self, *, pool: str | None = None, limit: int | None = None, offset: int | None = None
-    ) -> Page[Position]:
-        """``GET /v1/portfolio/positions``: positions in one pool, or in all pools."""
-        return await self._list(
-            "portfolio_positions", {"pool": pool, "limit": limit, "offset": offset}
-        )
-
-    async def portfolio_aggregated_positions(
-        self, *, limit: int | None = None, offset: int | None = None
-    ) -> Page[AggregatedPosition]:
-        """``GET /v1/portfolio/positions/aggregated``: positions valued at the mark (cost 10)."""
-        return await self._list(
-            "portfolio_aggregated_positions", {"limit": limit, "offset": offset}
-        )
-
-    async def portfolio_trades(
-        self,
-        *,
-        pool: str | None = None,
-        id: str | None = None,
-        limit: int | None = None,
-        offset: int | None = None,
-    ) -> Page[Trade]:
-        """``GET /v1/portfolio/trades``: the company's trades, by pool or trade id."""
-        return await self._list(
-            "portfolio_trades", {"pool": pool, "id": id, "limit": limit, "offset": offset}
-        )
 
     async def portfolio_summary(self) -> PortfolioSummary:
         """``GET /v1/portfolio/summary``: balance, uPNL and greeks of the whole book (cost 10)."""
         return await self._single("portfolio_summary")
 
     # -- quotes ------------------------------------------------------------------------------
-
-    async def quotes(
-        self, *, id: str | None = None, limit: int | None = None, offset: int | None = None
-    ) -> Page[Quote]:
-        """``GET /v1/quotes``: the maker's own quotes, including cancelled and replaced ones."""
-        return await self._list("quotes", {"id": id, "limit": limit, "offset": offset})
-
-    async def quotes_sent(
-        self, *, id: str | None = None, limit: int | None = None, offset: int | None = None
-    ) -> Page[Quote]:
-        """``GET /v1/quotes/sent``: quotes this company sent as maker."""
-        return await self._list("quotes_sent", {"id": id, "limit": limit, "offset": offset})
-
-    async def quotes_received(
-        self, *, id: str | None = None, limit: int | None = None, offset: int | None = None
-    ) -> Page[Quote]:
-        """``GET /v1/quotes/received``: quotes made on this company's RFQs."""
-        return await self._list("quotes_received", {"id": id, "limit": limit, "offset": offset})
 
     async def quotes_new(self, request: NewQuoteRequest) -> Quote:
         """``POST /v1/quotes/new``: quote every leg of an RFQ."""
@@ -311,32 +214,6 @@ class ServiceClient:
 
     # -- RFQs --------------------------------------------------------------------------------
 
-    async def rfqs_sent(
-        self,
-        *,
-        id: str | None = None,
-        price: bool | None = None,
-        limit: int | None = None,
-        offset: int | None = None,
-    ) -> Page[RFQ]:
-        """``GET /v1/rfqs/sent``: this company's RFQs (cost 10); ``price`` fills structure_price."""
-        return await self._list(
-            "rfqs_sent", {"id": id, "price": price, "limit": limit, "offset": offset}
-        )
-
-    async def rfqs_received(
-        self,
-        *,
-        id: str | None = None,
-        price: bool | None = None,
-        limit: int | None = None,
-        offset: int | None = None,
-    ) -> Page[RFQ]:
-        """``GET /v1/rfqs/received``: RFQs that target this company (cost 10)."""
-        return await self._list(
-            "rfqs_received", {"id": id, "price": price, "limit": limit, "offset": offset}
-        )
-
     async def rfqs_new(self, request: NewRfqRequest) -> RFQ:
         """``POST /v1/rfqs/new``: ask the target companies for quotes on a structure."""
         return await self._single("rfqs_new", body=request)
@@ -348,28 +225,9 @@ class ServiceClient:
 
     # -- pools and transfers -----------------------------------------------------------------
 
-    async def settlement_pools(
-        self, *, id: str | None = None, limit: int | None = None, offset: int | None = None
-    ) -> Page[SettlementPool]:
-        """``GET /v1/settlement_pools``: pools this company is party to (cost 10)."""
-        return await self._list("settlement_pools", {"id": id, "limit": limit, "offset": offset})
-
     async def settlement_pools_new(self, request: NewSettlementPoolRequest) -> SettlementPool:
         """``POST /v1/settlement_pools/new``: open a pool with one counterparty."""
         return await self._single("settlement_pools_new", body=request)
-
-    async def transfers(
-        self,
-        *,
-        pool: str | None = None,
-        id: str | None = None,
-        limit: int | None = None,
-        offset: int | None = None,
-    ) -> Page[Transfer]:
-        """``GET /v1/transfers``: deposits, withdrawals and clearing movements."""
-        return await self._list(
-            "transfers", {"pool": pool, "id": id, "limit": limit, "offset": offset}
-        )
 
     async def transfers_new(self, request: NewTransferRequest) -> Transfer:
         """``POST /v1/transfers/new``: deposit USDC into, or withdraw it from, a pool."""

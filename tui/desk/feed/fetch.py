@@ -2,13 +2,21 @@
 
 The lists that only grow at the end (`INCREMENTAL`) are kept here between polls: a poll skips
 their leading records that have settled and asks only from the first one that may still change.
+
+A poll whose records are those its topic's last snapshot carried gives `Unchanged`, not a
+snapshot: the desk has nothing to file and nothing to draw (most polls of a quiet desk are these,
+and a snapshot redraws every pane that shows its topic). Records are compared by value, so a
+record the venue lists again as it was is not news. One rule keeps the book honest: a snapshot is
+sent again, changed or not, once `RESEND_AFTER` has passed since its topic's last one, so an
+answer that no poll confirmed (`tui.desk.answers`) gives way to the venue's word as it did when
+every poll was sent.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -16,6 +24,7 @@ from textual.message import Message
 
 from tui.api.client import ServiceClient
 from tui.api.models import MarketStats
+from tui.desk.answers import ANSWER_KEPT
 from tui.desk.feed.topics import INCREMENTAL, PAGE_LIMITS, record_is_final
 from tui.desk.messages import (
     AggregatedPositionsUpdated,
@@ -32,6 +41,21 @@ from tui.desk.messages import (
     TradesUpdated,
     TransfersUpdated,
 )
+
+RESEND_AFTER = ANSWER_KEPT
+"""A topic's snapshot is sent at least this often on the venue's clock, changed or not: the
+book lays an unconfirmed answer over the polls for `ANSWER_KEPT` at most."""
+
+
+class Unchanged(Message, no_dispatch=True):
+    """A poll of ``topic`` found the records its last snapshot carried: nothing to file or draw.
+
+    The feed posts nothing for it (it only says the poll was made).
+    """
+
+    def __init__(self, topic: Topic) -> None:
+        super().__init__()
+        self.topic = topic
 
 
 class StatsSource(Protocol):
@@ -50,6 +74,14 @@ class _Listing:
     final_prefix: int = 0
 
 
+@dataclass
+class _Sent:
+    """What a topic's last snapshot carried, and when (the venue's clock) it was made."""
+
+    records: Any
+    at: datetime
+
+
 class Fetcher:
     """Fetches one topic at a time into its snapshot message (see module docs)."""
 
@@ -60,6 +92,7 @@ class Fetcher:
         self.clock = clock
         self.stats = stats
         self._listings: dict[Topic, _Listing] = {}
+        self._sent: dict[Topic, _Sent] = {}
 
     def records(self, topic: Topic) -> list[Any]:
         """The records of an incremental topic as last fetched (empty before the first poll)."""
@@ -86,7 +119,20 @@ class Fetcher:
         return records
 
     async def fetch(self, topic: Topic) -> Message:
-        """Fetch ``topic`` (every page) and wrap it in its snapshot message."""
+        """Fetch ``topic`` (every page) and wrap it in its snapshot message, or `Unchanged`
+        when it carries what the topic's last snapshot did (see module docs)."""
+        message = await self._snapshot(topic)
+        if topic is Topic.STATUS:
+            return message  # the latency and the clock offset move with every call
+        records = _payload(message)
+        now = self.clock()
+        sent = self._sent.get(topic)
+        if sent is not None and now - sent.at < RESEND_AFTER and records == sent.records:
+            return Unchanged(topic)
+        self._sent[topic] = _Sent(records, now)
+        return message
+
+    async def _snapshot(self, topic: Topic) -> Message:
         client = self.client
         if topic is Topic.RFQS_RECEIVED:
             rfqs = await self._all(client.rfqs_received, topic)
@@ -128,3 +174,8 @@ class Fetcher:
             company = status.auth.company_id if status.auth else None
             return ClockSynced(self.clock(), latency, client.clock_offset_ms, company)
         raise ValueError(f"unknown topic {topic}")
+
+
+def _payload(message: Message) -> tuple[Any, ...]:
+    """What a snapshot carries from the venue (its records, or its one record), not when."""
+    return tuple(getattr(message, f.name) for f in fields(message) if f.name != "at")  # type: ignore[arg-type]

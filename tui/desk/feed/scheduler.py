@@ -43,7 +43,7 @@ from tui.api.budget import DESK_RESERVE_TOKENS
 from tui.api.client import CallInfo, ServiceClient
 from tui.api.endpoints import BUDGET_TOKENS
 from tui.api.errors import ApiError, AuthError, ConnectionLost
-from tui.desk.feed.fetch import Fetcher, StatsSource
+from tui.desk.feed.fetch import Fetcher, StatsSource, Unchanged
 from tui.desk.feed.money_watch import MoneyWatch
 from tui.desk.feed.policy import (
     STEERING,
@@ -279,8 +279,7 @@ class Feed(PollSchedule):
             self._failed(topic, error)
             return False
         finally:
-            self._ended(topic)
-            self.post(BudgetChanged(self.budget.used(), BUDGET_TOKENS))
+            self._ended(topic)  # its tokens: the client's `on_call` has told the status bar
         self.failing.pop(topic, None)
         self._failures.pop(topic, None)
         self.last_ok[topic] = self.clock()
@@ -294,7 +293,8 @@ class Feed(PollSchedule):
             self._steer()
         if isinstance(message, RfqsUpdated) and message.direction == "received":
             message.arrived = self._arrivals.note(message.rfqs)
-        self.post(message)
+        if not isinstance(message, Unchanged):  # nothing to file or draw
+            self.post(message)
         self._report_new_marks()
         return True
 

@@ -5,9 +5,10 @@ A pane whose data is older than its poll schedule allows (or whose last poll fai
 stale in the stale colour, so a trader never acts on a price that stopped moving. The ages tick
 every second: the bar is a `LiveText`, so a tick redraws this one line and lays nothing out.
 
-Every call changes the token figure and the latency (`show_call`): those are drawn with the
-next second's ages, not on their own, so the bar redraws once a second, and at once only when
-the token figure changes colour.
+Every call changes the token figure and the latency (`show_call`), and every clock sync the
+latency and the clock offset (`show_clock`): those are drawn with the next second's ages
+(`show_freshness`), never on their own, so the bar redraws at most once a second, in the frame
+that moves the desk's countdowns. A figure set directly (``bar.latency_ms = 3``) is drawn at once.
 """
 
 from __future__ import annotations
@@ -38,15 +39,23 @@ class StatusBar(LiveText):
 
     def show_call(self, used: int, latency_ms: int | None, offset_ms: int | None) -> None:
         """A call's tokens, latency and clock offset (None: unchanged), drawn with the next
-        ages; at once when the token figure changes colour."""
-        recolour = _tone(used) != _tone(self.tokens_used)
+        ages."""
         self.set_reactive(StatusBar.tokens_used, used)
+        self.show_clock(latency_ms, offset_ms)
+
+    def show_clock(self, latency_ms: int | None, offset_ms: int | None) -> None:
+        """The latency and the clock offset (None: unchanged), drawn with the next ages."""
         if latency_ms is not None:
             self.set_reactive(StatusBar.latency_ms, latency_ms)
         if offset_ms is not None:
             self.set_reactive(StatusBar.offset_ms, offset_ms)
-        if recolour:
-            self._redraw()
+
+    def show_freshness(self, ages: tuple[PaneAge, ...], tokens_used: int) -> None:
+        """The desk's second: every pane's age and the tokens in use, with what the calls
+        since the last second changed, in one redraw (none when the text is the one shown)."""
+        self.set_reactive(StatusBar.tokens_used, tokens_used)
+        self.set_reactive(StatusBar.ages, ages)
+        self._redraw()
 
     def markup(self) -> str:
         """The markup of the bar."""
