@@ -194,7 +194,7 @@ class DeskApp(RoleSet, ScreenSet, App[None]):
         fit_terminal(self, self.size.width, self.size.height)
         self.query_one("#inbox-table").focus()
         self.run_worker(self._come_up(), name="start-up", group="start-up")
-        self.link.connect(after=self.start_up.whole)
+        self.link.connect(after=self.start_up.drawn, whole=self.start_up.whole)
 
     async def _come_up(self) -> None:
         await self.start_up.run()
@@ -203,8 +203,13 @@ class DeskApp(RoleSet, ScreenSet, App[None]):
     def _every_second(self) -> None:
         if not self.is_running:
             return  # the desk is closing: its panes are going
-        self.link.tick_freshness()  # the panes' ages
-        self.panes.tick()  # the countdowns
+        self.link.tick_freshness()  # the panes' ages: the feed posts them
+        # The countdowns move once the ages are shown, so the second is drawn in one frame.
+        self.call_later(self._tick_countdowns)
+
+    def _tick_countdowns(self) -> None:
+        if self.is_running:
+            self.panes.tick()
 
     async def on_unmount(self) -> None:
         """Stop polling, close connections, stop a sandbox this desk started."""

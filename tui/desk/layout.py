@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -29,16 +29,23 @@ from tui.desk.widgets.status_bar import StatusBar
 from tui.desk.widgets.trade_tracker import TradeTracker
 
 if TYPE_CHECKING:
+    from textual.dom import DOMNode
     from textual.screen import Screen
     from textual.widget import Widget
 
     from tui.desk.book import DeskBook
+    from tui.desk.widgets.quote_board import QuoteBoard
+    from tui.desk.widgets.quote_ticket import QuoteTicket
 
 LATER_TABS = ("pools", "blotter", "market", "positions", "history")
 """The tabs built when first shown, not at start."""
 
 TICKET_FRAME = "ticket-frame"
 """The id of the ticket's stand-in in the first frame (`TicketFrame`)."""
+TICKET = "ticket"
+"""The id of the quote ticket (`later_parts`)."""
+BOARD = "board"
+"""The id of the quote board (`later_parts`)."""
 
 
 class TicketFrame(Vertical):
@@ -132,7 +139,18 @@ def later_parts(book: DeskBook, clock: Callable[[], datetime]) -> list[Widget]:
     from tui.desk.widgets.quote_board import QuoteBoard
     from tui.desk.widgets.quote_ticket import QuoteTicket
 
-    return [QuoteTicket(book, clock, id="ticket"), QuoteBoard(book, clock, id="board")]
+    return [QuoteTicket(book, clock, id=TICKET), QuoteBoard(book, clock, id=BOARD)]
+
+
+def quote_ticket(desk: DOMNode) -> QuoteTicket:
+    """The desk's quote ticket, found by its id: its module is not loaded before the first
+    frame, so neither is it imported by those who look for it."""
+    return cast("QuoteTicket", desk.query_one(f"#{TICKET}"))
+
+
+def quote_board(desk: DOMNode) -> QuoteBoard:
+    """The desk's quote board, found by its id (see `quote_ticket`)."""
+    return cast("QuoteBoard", desk.query_one(f"#{BOARD}"))
 
 
 def tab_pane(tab: str, book: DeskBook, clock: Callable[[], datetime]) -> Widget:

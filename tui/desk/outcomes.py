@@ -14,9 +14,8 @@ from typing import TYPE_CHECKING, Protocol
 
 from textual.markup import escape
 
+from tui.desk.layout import quote_board, quote_ticket
 from tui.desk.messages import ActionKind, ActionOutcome
-from tui.desk.widgets.quote_board import QuoteBoard
-from tui.desk.widgets.quote_ticket import QuoteTicket
 from tui.desk.widgets.trade_tracker import TradeTracker
 
 if TYPE_CHECKING:
@@ -57,8 +56,8 @@ async def show_outcome(panes: DeskPanes, outcome: ActionOutcome) -> None:
     else:
         app.notify(refusal_toast(outcome), title=f"{kind.words} failed", severity="error")
     shown: tuple[ShowsOutcomes, ...] = (
-        app.query_one(QuoteTicket),
-        app.query_one(QuoteBoard),
+        quote_ticket(app),
+        quote_board(app),
         app.query_one(TradeTracker),
         *((panes.pools_pane,) if panes.pools_pane is not None else ()),
     )
@@ -67,7 +66,7 @@ async def show_outcome(panes: DeskPanes, outcome: ActionOutcome) -> None:
             pane.show_outcome(outcome)
     if outcome.ok or kind is ActionKind.KILL_SWITCH:
         await panes.records_moved(outcome)
-    if outcome.ok and kind in QuoteTicket.OUTCOMES:
+    if outcome.ok and kind in quote_ticket(app).OUTCOMES:
         # Back to the inbox: the next RFQ, or g for the next action, is one key away.
         app.query_one("#inbox-table").focus()
 

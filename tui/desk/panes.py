@@ -28,6 +28,7 @@ from textual.widgets import ContentSwitcher, Input, TabbedContent
 
 from tui.desk.alerts import Alerts, AlertSettings
 from tui.desk.later_tabs import LaterTabs
+from tui.desk.layout import quote_board, quote_ticket
 from tui.desk.messages import (
     ActionKind,
     ActionOutcome,
@@ -54,8 +55,6 @@ from tui.desk.outcomes import show_outcome
 from tui.desk.stale_marks import StaleMarks
 from tui.desk.widgets.attention import Attention
 from tui.desk.widgets.portfolio_header import PortfolioHeader
-from tui.desk.widgets.quote_board import QuoteBoard
-from tui.desk.widgets.quote_ticket import QuoteTicket
 from tui.desk.widgets.rfq_inbox import RfqInbox
 from tui.desk.widgets.status_bar import StatusBar
 from tui.desk.widgets.trade_tracker import TradeTracker
@@ -130,8 +129,8 @@ class DeskPanes:
         """Every second, everything that moves with the clock, at once: the redraws of one
         second land in one frame (a frame draws every pane between the changes it shows)."""
         self.app.query_one(TradeTracker).tick()
-        self.app.query_one(QuoteTicket).tick()
-        self.app.query_one(QuoteBoard).tick()
+        quote_ticket(self.app).tick()
+        quote_board(self.app).tick()
         self.app.query_one(RfqInbox).tick()
         self.app.query_one(Attention).tick()
         market = self.tabs.market
@@ -163,10 +162,8 @@ class DeskPanes:
             self.stats()
         elif isinstance(snapshot, CompaniesUpdated):
             self.companies()
-        elif isinstance(snapshot, ClockSynced):
-            status = self.app.query_one(StatusBar)
-            status.latency_ms = snapshot.latency_ms
-            status.offset_ms = snapshot.offset_ms
+        elif isinstance(snapshot, ClockSynced):  # drawn with the next second's ages
+            self.app.query_one(StatusBar).show_clock(snapshot.latency_ms, snapshot.offset_ms)
 
     async def rfqs(
         self, direction: Direction, arrived: Sequence[str] = (), follow: str | None = None
@@ -208,7 +205,7 @@ class DeskPanes:
     def pools(self) -> None:
         """Pools: the ticket's pool choices; the pools pane and the blotter's pool names
         (when on screen)."""
-        self.app.query_one(QuoteTicket).refresh_pools()
+        quote_ticket(self.app).refresh_pools()
         if (pools := self.tabs.on_screen("pools")) is not None:
             cast("PoolsPane", pools).show_pools()
         for tab in ("blotter", "positions"):  # pool names
@@ -254,9 +251,7 @@ class DeskPanes:
         if isinstance(news, BudgetChanged):
             self.app.query_one(StatusBar).show_call(news.used, news.latency_ms, news.offset_ms)
         elif isinstance(news, FreshnessChanged):
-            status = self.app.query_one(StatusBar)
-            status.ages = news.ages
-            status.tokens_used = news.tokens_used
+            self.app.query_one(StatusBar).show_freshness(news.ages, news.tokens_used)
             self.app.query_one(PortfolioHeader).show_freshness(news.ages)
             self.app.query_one(Attention).show_freshness(news.ages)
         elif isinstance(news, ConnectionChanged):
@@ -292,7 +287,7 @@ class DeskPanes:
         """The ticket for a received RFQ under the cursor, the quote board for a sent one."""
         selected = self.app.query_one(RfqInbox).selected
         switcher = self.app.query_one("#right", ContentSwitcher)
-        ticket = self.app.query_one(QuoteTicket)
+        ticket = quote_ticket(self.app)
         if selected is None:
             await ticket.show_rfq(None)
             return
@@ -302,7 +297,7 @@ class DeskPanes:
             await ticket.show_rfq(self.book.rfqs_received.get(rfq_id))
         else:
             switcher.current = "board"
-            self.app.query_one(QuoteBoard).show_rfq(self.book.rfqs_sent.get(rfq_id))
+            quote_board(self.app).show_rfq(self.book.rfqs_sent.get(rfq_id))
 
     def view_row(self, table: Widget, fields: list[tuple[str, str]]) -> None:
         """``v`` on a table row: every cell of it, whole, titled after the pane it is in."""
@@ -318,7 +313,7 @@ class DeskPanes:
         if selected is None:
             return
         if selected[0] == "received":
-            inputs = self.app.query_one(QuoteTicket).query(Input)
+            inputs = quote_ticket(self.app).query(Input)
             if inputs:
                 inputs.first().focus()
         else:

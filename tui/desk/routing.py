@@ -3,8 +3,9 @@
 Panes and forms never act: they post an `ActionRequest` (a quote to send, an accept, a
 deposit, the RFQ that closes a position ...) and the app hands it to `route`, which passes it
 to the one role that confirms and runs it. Nothing is decided here but who does it. The
-request classes of the panes built later (Pools, Positions) and of the builder are imported
-only when such a request comes, since their modules load with the pane or form that asks.
+request classes of the ticket, the board, the panes built later (Pools, Positions) and the
+builder are imported only when such a request comes, since their modules load with the pane or
+form that asks (after the first frame).
 """
 
 from __future__ import annotations
@@ -12,8 +13,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tui.desk.messages import ActionRequest
-from tui.desk.widgets.quote_board import QuoteBoard
-from tui.desk.widgets.quote_ticket import QuoteTicket
 from tui.desk.widgets.trade_tracker import TradeTracker
 
 if TYPE_CHECKING:
@@ -22,6 +21,10 @@ if TYPE_CHECKING:
 
 def route(desk: DeskApp, ask: ActionRequest) -> None:
     """Hand ``ask`` to the role that does it."""
+    # Loaded by now: the ticket and the board are built right after the first frame.
+    from tui.desk.widgets.quote_board import QuoteBoard
+    from tui.desk.widgets.quote_ticket import QuoteTicket
+
     if isinstance(ask, QuoteTicket.Submit):
         desk.maker.send_quote(ask.request, ask.replaces)
     elif isinstance(ask, QuoteTicket.Cancel):

@@ -5,9 +5,15 @@
    sandbox is started. Both wait on another process, which works while this one draws.
 2. The first frame: the header, the tab bar, the inbox, the tracker, the ticket's empty frame,
    the status bar and the footer with its keys (`tui.desk.layout.desk_layout`).
-3. Right after it, the parts it does not show (`tui.desk.layout.later_parts`): the quote
-   ticket in place of its empty frame, and the quote board. The desk is then whole.
-4. Only then does the venue link connect (the client and the models load) and poll.
+3. Right after it (``drawn`` is set), the venue link connects: the client and the models
+   load and the portfolio summary is asked for and shown (`tui.desk.venue_link`). Then, or
+   as soon as the link waits on the venue for long (the sandbox still starting), or after
+   `HEAD_START_S` at most (a slow venue), the parts the first frame does not show are built
+   (`tui.desk.layout.later_parts`: the quote ticket in place of its empty frame, and the
+   quote board; the link's ``makes_way``). The desk is then whole. All of this is work of
+   this one process: whichever goes first delays the other, and the balance goes first.
+4. Only once the desk is whole does the link poll anything else, bind the writes and say it
+   is connected: every pane a poll can reach is there.
 
 A key typed before the desk is whole is held, and handed on once it is, in the order typed,
 through the type-ahead (`tui.desk.typeahead`): it acts on the desk it was meant for, never on
@@ -17,6 +23,7 @@ a part that is not there yet.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import TYPE_CHECKING, Any
 
 from textual import events
@@ -28,12 +35,17 @@ from tui.desk.typeahead import Replay
 if TYPE_CHECKING:
     from tui.desk.app import DeskApp
 
+HEAD_START_S = 0.3
+"""How long at most the rest of the desk waits for the first data (see module docs)."""
+
 
 class StartUp:
     """The desk's way up (see module docs): ``whole`` is set once every part is mounted."""
 
     def __init__(self, app: DeskApp) -> None:
         self.app = app
+        self.drawn = asyncio.Event()
+        """Set once the first frame is out (and when the start-up ends, however it ends)."""
         self.whole = asyncio.Event()
         self._held: list[events.Key] | None = []
 
@@ -48,9 +60,14 @@ class StartUp:
         """After the first frame, the rest; then the held keys go on, in order."""
         try:
             await self.first_frame()
+            self.drawn.set()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(HEAD_START_S):
+                    await self.app.link.makes_way.wait()
             await self._assemble()
         finally:
             self._let_keys_in()
+            self.drawn.set()
             self.whole.set()
 
     async def first_frame(self) -> None:

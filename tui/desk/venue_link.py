@@ -4,12 +4,13 @@ It holds the connector, the connection it gave, the signed client, the stats cli
 that polls through them. Connecting runs in a worker so the first frame does not wait for it: a
 connector that can (`Reaches`: the built-in sandbox) starts looking for the venue before the
 first frame, since that is another process's work (`reach`); the client and the models load
-once the desk is whole (`tui.desk.start_up`). The first poll is the portfolio summary, alone, and
-its figures are on screen before any other topic is polled, the journal is read or the writes
-are bound. When the connector is `Supervised`, the link follows its
-sandbox: a death stops polling and marks every pane stale with the reason; a restart swaps in a
-client on the new port and polls anew. The App holds one link and routes to it; it keeps no
-connection state of its own.
+right after the first frame (`tui.desk.start_up`). The first poll is the portfolio summary,
+alone, asked for while the clock is synced, and its figures are on screen before the rest of
+the desk is built (``makes_way``), before any other topic is polled, the journal is read or the
+writes are bound (those wait until the desk is whole). When the connector is `Supervised`, the
+link follows its sandbox: a death stops polling and marks every pane stale with the reason; a
+restart swaps in a client on the new port and polls anew. The App holds one link and routes to
+it; it keeps no connection state of its own.
 
 The link also holds the desk's writes (`DeskWrites`: the one `WriteDesk` and its journal), built
 at their first use (the first connect binds them), so the first frame loads neither the client
@@ -49,6 +50,12 @@ ClientFactory = Callable[[Connection], "ServiceClient"]
 """Makes the client for a connection (tests hand in a client on their own sandbox)."""
 
 
+def _load_client() -> None:
+    """Import the client, its models and the feed (what `VenueLink._open` builds)."""
+    import tui.api.client
+    import tui.desk.feed.scheduler  # noqa: F401
+
+
 @runtime_checkable
 class Reaches(Protocol):
     """A connector whose way to the venue can be found before the connection is made."""
@@ -85,6 +92,10 @@ class VenueLink:
         self.journal_path = journal_path
         self._writes: DeskWrites | None = None
         self._reaching: asyncio.Task[None] | None = None
+        self._whole: asyncio.Event | None = None
+        self.makes_way = asyncio.Event()
+        """Set once connecting makes way for the rest of the desk (`StartUp` builds it then):
+        the summary is on screen, or the sandbox is still starting, or connecting ended."""
         self.connected = asyncio.Event()
         self.down: SessionDown | None = None
         """Why the venue is unreachable right now (the sandbox died or stopped), else None."""
@@ -108,8 +119,12 @@ class VenueLink:
         if self._reaching is None and isinstance(self.connector, Reaches):
             self._reaching = asyncio.ensure_future(self.connector.reach())
 
-    def connect(self, after: asyncio.Event | None = None) -> None:
-        """Connect in a worker, once ``after`` is set; the header says how it goes."""
+    def connect(
+        self, after: asyncio.Event | None = None, whole: asyncio.Event | None = None
+    ) -> None:
+        """Connect in a worker, once ``after`` is set; the header says how it goes. Nothing
+        but the portfolio summary is polled before ``whole`` is set (see module docs)."""
+        self._whole = whole
         self.app.run_worker(
             self._connect(after),
             name="connect",
@@ -125,16 +140,24 @@ class VenueLink:
         reaching, self._reaching = self._reaching, None
         if after is not None:
             await after.wait()
+            await frame_drawn(self.app)
+        _load_client()  # while the sandbox may still be starting: its wait is not spent idle
         try:
             if reaching is not None:
+                if not reaching.done():
+                    self.makes_way.set()
                 await reaching
             connection = await self.connector.connect()
         except (SessionError, OSError) as error:
+            self.makes_way.set()
             header.state = ConnectionState.DISCONNECTED
             header.detail = "not connected"
             self.app.notify(str(error), title="Cannot connect", severity="error", timeout=30)
             return
-        await self._open(connection)
+        try:
+            await self._open(connection)
+        finally:
+            self.makes_way.set()
         if isinstance(self.connector, Supervised):
             self.app.run_worker(
                 self._follow_session(self.connector),
@@ -171,13 +194,23 @@ class VenueLink:
             feed.last_ok.update(before.last_ok)
         client.on_call = feed.on_call
         feed.show_tab(app.query_one(TabbedContent).active or "trade")
+        # The summary does not wait for the clock: a request refused for its timestamp is
+        # retried by the client once the clock is synced again.
+        synced = asyncio.ensure_future(client.sync_clock())
         try:
-            await client.sync_clock()
+            if self.auto_feed:  # the header's figures first, on screen before anything else
+                await feed.refresh(Topic.SUMMARY)
+                await frame_drawn(app)
+            self.makes_way.set()
+        except BaseException:
+            synced.cancel()
+            raise
+        try:
+            await synced
         except ApiError as error:
             app.notify(f"clock sync failed: {error}", severity="warning")
-        if self.auto_feed:  # the header's figures first, on screen before anything else
-            await feed.refresh(Topic.SUMMARY)
-            await frame_drawn(app)
+        if self._whole is not None:
+            await self._whole.wait()  # every pane a poll reaches is there
         # The roles act through the client from now on: the writes are bound to it first.
         self.writes.bind(client)
         self.client, self.feed = client, feed
