@@ -106,8 +106,10 @@ async def test_a_calendar_spread_shows_its_gross_notional_everywhere(
             await pilot.pause()
             confirm = app.screen
             assert isinstance(confirm, ConfirmScreen)
-            assert f"notional  [b]{fmt.money(expected)}[/b]" in confirm.body
-            assert f"{fmt.money(-premium)} USDC you receive" in confirm.body
+            assert f"notional  BTC [b]{fmt.money(expected)}[/b] USDC" in confirm.body
+            # Futures have no premium: the structure price x qty is not labelled as one.
+            assert "premium   none (no option legs)" in confirm.body
+            assert f"{fmt.money(-premium)} USDC you receive" not in confirm.body
             await pilot.press("y")
             await settle(app, pilot)
 

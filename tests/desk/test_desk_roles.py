@@ -85,7 +85,7 @@ async def test_the_maker_sends_replaces_and_pulls_quotes() -> None:
     ]
     assert all(o.ok and not o.crashed for o in host.outcomes)
     assert sent.record.parent_quote_id == QUOTE_ID and sent.ids.rfq_id == RFQ_ID
-    assert sent.summary == "quote 22222222 sent: bid 99.00 ask 101.00"
+    assert sent.summary == "quote 22222222 sent: bid 99 ask 101"
     assert sent.refresh == (Topic.QUOTES_SENT, Topic.RFQS_RECEIVED) and not sent.money
     assert replaced.ids == RecordIds(rfq_id=RFQ_ID, quote_id=QUOTE_ID)
     assert "replaced" in replaced.summary
@@ -175,7 +175,7 @@ async def test_the_taker_accepts_only_after_the_confirmation() -> None:
         confirm = host.screen
         assert isinstance(confirm, ConfirmScreen)
         assert "BUY" in confirm.body and "ask of ALPHA" in confirm.body
-        assert "202.00 USDC you pay" in confirm.body
+        assert "premium   none (no option legs)" in confirm.body  # a perpetual has none
         assert "new pool 'DESK-ALPHA'" in confirm.body
         await pilot.press("y")
         await settle(host, pilot)

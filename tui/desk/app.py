@@ -261,6 +261,12 @@ class DeskApp(RoleSet, ScreenSet, App[None]):
         """Open the structure builder."""
         self.taker.open_builder()
 
+    async def action_quit(self) -> None:
+        """Quit; asked first while a trade waits for my action (`tui.desk.roles.quitting`)."""
+        from tui.desk.roles.quitting import quit_or_ask
+
+        quit_or_ask(self)
+
     def action_kill_switch(self) -> None:
         """Confirm once, then cancel every quote and every open RFQ."""
         self.safety.kill_switch()

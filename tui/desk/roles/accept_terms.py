@@ -2,9 +2,14 @@
 
 `AcceptTerms` is one accept as the trader saw it (the exact quote: maker, price, age; and the
 side); `accept_words` is the confirmation's text (side, qty, the legs as traded, price,
-notional, premium, pool, expiry). `my_trade_clearing` says why no quote of an RFQ can be
-taken while my trade on it is still clearing: the taker role refuses with it and the quote
-board greys its keys with it, so the rule has one home. No Textual and no network here: the
+notional, premium, pool, expiry), each figure labelled for what it is: the notional is size x
+price per underlying (never added across underlyings), the premium is the option legs' price
+x size and who pays it (a perpetual, a future or spot has none). The words are drawn again
+every second while the dialog is open (`tui.desk.screens.accept_quote`): the quote's countdown
+and age move, and a quote that expired meanwhile says so (`quote_expired`).
+`my_trade_clearing` says why no quote of an RFQ can be taken while my trade on it is still
+clearing: the taker role refuses with it and the quote board greys its keys with it, so the
+rule has one home. No Textual and no network here: the
 taker role (`tui.desk.roles.taker`) asks, looks again at the venue and sends. The board loads
 this module before the desk's first frame, so the models are imported only where used.
 """
@@ -17,11 +22,11 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from tui.api.models import TradeSide
-from tui.desk.clearing import gross_notional, leg_fills
+from tui.desk.clearing import LegFill, gross_notional, leg_fills
 from tui.desk.widgets.common import fmt
 
 if TYPE_CHECKING:
-    from tui.api.models import RFQ, Quote
+    from tui.api.models import RFQ, Instrument, Quote
     from tui.desk.book import DeskBook
 
 
@@ -46,9 +51,80 @@ def premium_words(side: TradeSide, price: Decimal, qty: Decimal | None) -> str:
     """
     if qty is None:
         return fmt.DASH
-    amount = price * qty
-    pays = (amount >= 0) == (side is TradeSide.BUY)
-    return f"{fmt.money(abs(amount))} USDC {'you pay' if pays else 'you receive'}"
+    return _pays_words(price * qty if side is TradeSide.BUY else -(price * qty))
+
+
+def _pays_words(paid: Decimal) -> str:
+    """``1,657.80 USDC you pay`` for a positive amount paid, ``you receive`` for a negative."""
+    return f"{fmt.money(abs(paid))} USDC {'you pay' if paid >= 0 else 'you receive'}"
+
+
+@dataclass(frozen=True)
+class LegTerms:
+    """One leg of an accept as the taker trades it: instrument, whether the taker buys it,
+    size and price (the maker's leg price on the side that trades)."""
+
+    instrument: Instrument
+    buys: bool
+    fill: LegFill
+
+
+def accept_legs(rfq: RFQ, quote: Quote, side: TradeSide) -> list[LegTerms] | None:
+    """Each leg of ``rfq`` as the taker trades ``quote`` on ``side`` (`leg_fills`' prices);
+    None when a leg is not priced on the side that trades."""
+    fills = leg_fills(rfq, quote, side)
+    if fills is None:
+        return None
+    return [
+        LegTerms(leg.instrument, (str(leg.side) == TradeSide.BUY) == (side is TradeSide.BUY), fill)
+        for leg, fill in zip(rfq.rfq_legs, fills, strict=True)
+    ]
+
+
+def notional_words(legs: list[LegTerms] | None) -> str:
+    """The notional per underlying, each its own figure: ``BTC 49,226.60 USDC`` (Σ |size x
+    price| of that underlying's legs, `gross_notional`); never one sum across underlyings."""
+    if legs is None:
+        return fmt.DASH
+    by_underlying: dict[str, list[LegFill]] = {}
+    for leg in legs:
+        underlying = getattr(leg.instrument, "underlying", None) or "?"
+        by_underlying.setdefault(underlying, []).append(leg.fill)
+    return " · ".join(
+        f"{underlying} [b]{fmt.money(gross_notional(fills))}[/b] USDC"
+        for underlying, fills in by_underlying.items()
+    )
+
+
+def option_premium_words(
+    rfq: RFQ, legs: list[LegTerms] | None, side: TradeSide, price: Decimal
+) -> str:
+    """The premium: price x size of the option legs, and who pays it; none without options.
+
+    The legs' own prices say it; a structure of options only whose legs are not priced
+    still has its structure price x qty."""
+    from tui.api.models import VanillaOptionInstrument  # an RFQ to show: the models are loaded
+
+    options = [isinstance(leg.instrument, VanillaOptionInstrument) for leg in rfq.structure.legs]
+    if not any(options):
+        return "none (no option legs)"
+    if legs is None:
+        return premium_words(side, price, rfq.qty) if all(options) else fmt.DASH
+    paid = sum(
+        (
+            (leg.fill.qty * leg.fill.price) * (1 if leg.buys else -1)
+            for leg in legs
+            if isinstance(leg.instrument, VanillaOptionInstrument)
+        ),
+        Decimal(0),
+    )
+    return _pays_words(paid)
+
+
+def quote_expired(terms: AcceptTerms, now: datetime) -> bool:
+    """Whether the quote of an accept is past its expiry by the desk's clock (nothing may be
+    sent on it then)."""
+    return terms.expires_at is not None and terms.expires_at <= now
 
 
 def you_trade(rfq: RFQ, side: TradeSide) -> str:
@@ -88,9 +164,8 @@ def accept_words(
     qty, the legs as traded, notional, premium, pool, expiry."""
     side, price = terms.side, terms.price
     qty = rfq.qty if rfq else None
-    fills = leg_fills(rfq, quote, side) if rfq and quote else None
-    notional = gross_notional(fills) if fills is not None else None
-    premium = premium_words(side, price, qty)
+    legs = accept_legs(rfq, quote, side) if rfq and quote else None
+    premium = option_premium_words(rfq, legs, side, price) if rfq else fmt.DASH
     maker = book.company_name(terms.maker) if terms.maker else "the maker"
     if quote is not None and quote.pool_location:
         address = book.pool_address(quote.pool_location) or "address pending"
@@ -102,11 +177,12 @@ def accept_words(
     side_word = "BUY" if side is TradeSide.BUY else "SELL"
     tone = "$bid" if side is TradeSide.BUY else "$ask"
     structure = fmt.structure_text(rfq.structure) if rfq else ""
-    expiry = (
-        f"quote expires in {fmt.countdown(terms.expires_at, now)}"
-        if terms.expires_at is not None
-        else ""
-    )
+    if quote_expired(terms, now):
+        expiry = "[b $error]the quote has expired[/]: nothing can be sent on it"
+    elif terms.expires_at is not None:
+        expiry = f"quote expires in {fmt.countdown(terms.expires_at, now)}"
+    else:
+        expiry = ""
     age = (
         f", quoted {fmt.age((now - terms.quoted_at).total_seconds())} ago"
         if terms.quoted_at is not None
@@ -117,9 +193,9 @@ def accept_words(
     return (
         f"[b {tone}]{side_word}[/] {fmt.qty(qty)} x {structure}\n"
         f"{doing}"
-        f"price     [b]{fmt.price(price)}[/b]  "
+        f"price     [b]{fmt.exact(price)}[/b]  "
         f"({which} of {maker}, quote {fmt.short_id(terms.quote_id)}{age})\n"
-        f"notional  [b]{fmt.money(notional)}[/b] USDC  (Σ |leg qty x leg price|)\n"
+        f"notional  {notional_words(legs)}  (Σ |size x price| per underlying)\n"
         f"premium   {premium}\n"
         f"pool      {pool}\n"
         f"{expiry}"

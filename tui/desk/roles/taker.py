@@ -14,6 +14,7 @@ goes back to it (`ActionOutcome.form`). What an accept commits to, in words, is
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 
@@ -29,12 +30,14 @@ from tui.desk.roles.accept_terms import (
     AcceptTerms,
     accept_words,
     my_trade_clearing,
+    quote_expired,
     quote_state,
 )
 from tui.desk.roles.accept_terms import you_trade as you_trade  # the old import path
 from tui.desk.roles.guard import accept_reasons, ask_again, guardrail_settings
 from tui.desk.roles.runner import ActionRunner, DeskHost, Done
-from tui.desk.screens.confirm import ConfirmScreen, Recheck, RecheckedConfirmScreen
+from tui.desk.screens.accept_quote import AcceptQuoteScreen
+from tui.desk.screens.confirm import ConfirmScreen, Recheck
 from tui.desk.screens.new_rfq import NewRfqScreen
 from tui.desk.widgets.common import fmt
 
@@ -46,26 +49,34 @@ class TakerRole:
         self.desk = desk
         self.runner = runner
         self._fresh: dict[str, Quote] = {}
+        self._kept_draft: StructureDraft | None = None
+        """What the trader typed into the builder and backed out of (None: nothing)."""
 
     # -- a new RFQ --------------------------------------------------------------------------
 
     def open_builder(self, prefill: StructureDraft | None = None) -> None:
-        """Open the structure builder (once the companies to send to are known), empty or
-        filled with ``prefill``."""
+        """Open the structure builder (once the companies to send to are known): filled with
+        ``prefill``, else with the draft the trader backed out of last, else empty. Backing
+        out keeps what was typed for the next time; a sent RFQ leaves nothing to keep."""
         book = self.desk.book
         if not book.counterparties():
             self.desk.notify("company list not loaded yet", severity="warning")
             self.desk.poll_soon(Topic.COMPANIES)
             return
-        self.desk.push_screen(
-            NewRfqScreen.from_book(
-                book,
-                self.desk.clock,
-                self._data_folder(),
-                prefill=prefill,
-                guardrails=guardrail_settings(self.desk),
-            )
+        kept = self._kept_draft if prefill is None else None
+        builder = NewRfqScreen.from_book(
+            book,
+            self.desk.clock,
+            self._data_folder(),
+            prefill=prefill or kept,
+            guardrails=guardrail_settings(self.desk),
+            kept=kept is not None,
         )
+
+        def closed(rfq: RFQ | None) -> None:
+            self._kept_draft = builder.left_draft if rfq is None else None
+
+        self.desk.push_screen(builder, closed)
 
     def offset(
         self, legs: Iterable[Leg], qty: Decimal, counterparty: str | None, pool_id: str | None
@@ -92,6 +103,7 @@ class TakerRole:
 
         async def send(_client: ServiceClient) -> Done:
             rfq: RFQ = await self.runner.send(Intent.of(WriteKind.RFQ, request))
+            self._kept_draft = None  # sent: even a builder backed out of meanwhile is done
             count = len(request.target_companies)
             return Done(
                 f"RFQ {fmt.short_id(rfq.rfq_id)} sent to {count}"
@@ -125,7 +137,20 @@ class TakerRole:
         """What the accept confirmation says (`accept_words`), as the desk knows it now."""
         book = self.desk.book
         rfq = book.rfqs_sent.get(terms.rfq_id)
+        terms = self.known_terms(terms)
         return accept_words(book, terms, rfq, self._quote(terms.quote_id), self.desk.clock())
+
+    def known_terms(self, terms: AcceptTerms) -> AcceptTerms:
+        """``terms`` with the quote's expiry and age once the desk has its record (a quote
+        first seen on the RFQ alone has neither: they come with the next poll)."""
+        quote = self._quote(terms.quote_id)
+        if terms.expires_at is not None or quote is None:
+            return terms
+        return replace(terms, expires_at=quote.expires_at, quoted_at=quote_seen_at(quote))
+
+    def quote_expired(self, terms: AcceptTerms) -> bool:
+        """Whether the quote of ``terms`` is past its expiry by the desk's clock."""
+        return quote_expired(self.known_terms(terms), self.desk.clock())
 
     def accept(self, rfq_id: str, quote_id: str, side: TradeSide, price: Decimal) -> None:
         """Confirm, look at the venue again on ``y``, then buy at the ask or sell at the bid.
@@ -137,12 +162,11 @@ class TakerRole:
         if why:
             self.desk.notify(why, title="Not offered", severity="warning")
             return
-        screen = RecheckedConfirmScreen(
-            "Accept quote?",
+        screen = AcceptQuoteScreen(
             self.terms_of(rfq_id, quote_id, side, price),
             self.accept_details,
             self.recheck,
-            confirm_label="Trade",
+            self.quote_expired,
         )
 
         def answered(yes: bool | None) -> None:
@@ -167,7 +191,7 @@ class TakerRole:
         side = "BUY" if terms.side is TradeSide.BUY else "SELL"
         ask_again(
             self.desk,
-            f"{side} at {fmt.price(terms.price)} (quote {fmt.short_id(terms.quote_id)})",
+            f"{side} at {fmt.exact(terms.price)} (quote {fmt.short_id(terms.quote_id)})",
             found,
             lambda: self.accept_now(terms.rfq_id, terms.quote_id, terms.side),
         )
@@ -228,7 +252,7 @@ class TakerRole:
         if price != terms.price:
             offer = self.terms_of(terms.rfq_id, terms.quote_id, terms.side, price)
             return Recheck(
-                f"{maker}'s {which} moved: {fmt.price(terms.price)} → {fmt.price(price)}", offer
+                f"{maker}'s {which} moved: {fmt.exact(terms.price)} → {fmt.exact(price)}", offer
             )
         return Recheck()
 
@@ -242,7 +266,7 @@ class TakerRole:
         if price is None:
             return Recheck(f"{changed} with one that has no {which}")
         offer = self.terms_of(terms.rfq_id, newer.parent_quote_id, terms.side, price)
-        return Recheck(f"{changed}: {which} {fmt.price(terms.price)} → {fmt.price(price)}", offer)
+        return Recheck(f"{changed}: {which} {fmt.exact(terms.price)} → {fmt.exact(price)}", offer)
 
     def _quote(self, quote_id: str) -> Quote | None:
         """The newest record of a quote: polled, or fetched by a re-check."""

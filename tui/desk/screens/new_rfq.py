@@ -7,7 +7,10 @@ what is typed, judged when the RFQ is built; a line under the legs says the stru
 words, call and put in full. Then the quantity, how long the RFQ stays open, and the target
 companies (market makers preselected). ``ctrl+y`` (delta hedge), ``ctrl+t``/``ctrl+o``
 (templates) and ``ctrl+r`` (the last RFQ) are `tui.desk.builder.fast`'s; a builder can open
-prefilled (``prefill``, `NewRfqScreen.from_book`): the Positions tab's offset.
+prefilled (``prefill``, `NewRfqScreen.from_book`): the Positions tab's offset, or the draft
+the trader backed out of (``kept``: ``escape`` loses nothing typed; ``n`` brings it back, and
+``ctrl+l`` starts afresh). The quantity is checked against each underlying's quantity tick
+before it is sent (`tui.desk.builder.ticks`).
 
 ``ctrl+s`` and what follows (the checks, the send through the taker role while the builder
 waits, the venue's answer under the field it names) are `tui.desk.screens.rfq_sending`'s.
@@ -18,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from decimal import Decimal
 from pathlib import Path
 
 from textual import events, on
@@ -36,6 +40,7 @@ from tui.desk.builder.fast import MAX_LEGS, BuildingFast
 from tui.desk.builder.fields import ChoiceInput, choice_strip
 from tui.desk.builder.market import BuilderMarket, builder_market, builder_underlyings
 from tui.desk.builder.templates import TemplateStore
+from tui.desk.builder.ticks import qty_ticks
 from tui.desk.guardrails import DEFAULTS, GuardrailSettings
 from tui.desk.messages import ActionRequest
 from tui.desk.screens.rfq_legs import LegRow, TargetList, lp_preselection
@@ -61,6 +66,9 @@ class NewRfqScreen(BuildingFast, SendingRfqScreen):
     NewRfqScreen #builder-note { color: $text-muted; height: auto; }
     NewRfqScreen #builder-keys { color: $text-muted; }
     NewRfqScreen.-short #builder-keys { display: none; }
+    NewRfqScreen #field-errors { height: auto; padding: 0 1; }
+    NewRfqScreen .field-error-half { width: 1fr; height: auto; }
+    NewRfqScreen .field-error-half .field-error { padding: 0; }
     """
 
     @dataclass
@@ -81,6 +89,7 @@ class NewRfqScreen(BuildingFast, SendingRfqScreen):
         Binding("ctrl+r", "repeat_last", "Repeat last", id="builder.repeat_last"),
         Binding("ctrl+t", "save_template", "Save template", id="builder.save_template"),
         Binding("ctrl+o", "open_template", "Templates", id="builder.open_template"),
+        Binding("ctrl+l", "start_afresh", "Start afresh", id="builder.afresh"),
         Binding("down", "list_step(1)", "Next in list", show=False, id="builder.list_next"),
         Binding("up", "list_step(-1)", "Previous in list", show=False, id="builder.list_previous"),
     ]
@@ -97,10 +106,14 @@ class NewRfqScreen(BuildingFast, SendingRfqScreen):
         prefill: StructureDraft | None = None,
         sent_rfqs: Callable[[], Iterable[RFQ]] | None = None,
         guardrails: GuardrailSettings = DEFAULTS,
+        qty_ticks: dict[str, Decimal] | None = None,
+        kept: bool = False,
     ) -> None:
         """``prefill``: the structure to open with (legs, qty, and the companies to ask, or
-        None for the market makers); ``sent_rfqs``: the RFQs already sent (the duplicate
-        check); ``templates``: where templates and the last RFQ are kept (None: in memory)."""
+        None for the market makers); ``kept``: the prefill is the draft the trader backed out
+        of; ``sent_rfqs``: the RFQs already sent (the duplicate check); ``templates``: where
+        templates and the last RFQ are kept (None: in memory); ``qty_ticks``: each asset's
+        quantity tick."""
         super().__init__()
         self.companies = companies
         self.underlyings = underlyings
@@ -111,6 +124,12 @@ class NewRfqScreen(BuildingFast, SendingRfqScreen):
         self.prefill = prefill
         self.sent_rfqs = sent_rfqs or (lambda: ())
         self.guardrails = guardrails
+        self.qty_ticks = qty_ticks or {}
+        self.kept = kept
+        self._blank: StructureDraft | None = None
+        self.left_draft: StructureDraft | None = None
+        """What backing out left to keep: the structure as typed (None: nothing was typed
+        into a blank builder)."""
         self.expiries: list[StandardExpiry] = standard_expiries(clock())
         self.leg_count = 0
         self.sending = False
@@ -126,9 +145,11 @@ class NewRfqScreen(BuildingFast, SendingRfqScreen):
         *,
         prefill: StructureDraft | None = None,
         guardrails: GuardrailSettings = DEFAULTS,
+        kept: bool = False,
     ) -> NewRfqScreen:
         """A builder fed from the book: companies, underlyings (majors first), funding
-        intervals, marks and mark vols, the RFQs sent; templates in ``data_folder``."""
+        intervals, quantity ticks, marks and mark vols, the RFQs sent; templates in
+        ``data_folder``."""
         stats = book.stats
         return cls(
             book.counterparties(),
@@ -144,6 +165,8 @@ class NewRfqScreen(BuildingFast, SendingRfqScreen):
             prefill=prefill,
             sent_rfqs=lambda: list(book.rfqs_sent.values()),
             guardrails=guardrails,
+            qty_ticks=qty_ticks(book.assets),
+            kept=kept,
         )
 
     def compose(self) -> ComposeResult:
@@ -162,8 +185,12 @@ class NewRfqScreen(BuildingFast, SendingRfqScreen):
                 yield Input(self.prefill.qty if self.prefill else "1", id="qty", compact=True)
                 yield Label("  Open for s", classes="field-label")
                 yield Input(str(DEFAULT_RFQ_EXPIRY_S), id="expiry", compact=True)
-            yield Static("", id="err-qty", classes="field-error")
-            yield Static("", id="err-expiry", classes="field-error")
+            # Each field's refusal under that field: the row's two halves, one per field.
+            with Horizontal(id="field-errors"):
+                with Vertical(classes="field-error-half"):
+                    yield Static("", id="err-qty", classes="field-error")
+                with Vertical(classes="field-error-half"):
+                    yield Static("", id="err-expiry", classes="field-error")
             yield Static("", id="builder-note")
             yield Label("Send to (space toggles; market makers ticked)", classes="section-title")
             yield TargetList(*lp_preselection(self.companies), id="targets")
@@ -172,7 +199,8 @@ class NewRfqScreen(BuildingFast, SendingRfqScreen):
             yield Static("", id="err-form", classes="field-error")
             yield Static("", id="rfq-sending")
             yield Static(
-                "^y delta hedge · ^t save template · ^o templates · ^r repeat last RFQ",
+                "^y delta hedge · ^t save template · ^o templates · ^r repeat last RFQ"
+                " · ^l start afresh",
                 id="builder-keys",
             )
             with Horizontal(classes="modal-buttons"):
@@ -187,9 +215,11 @@ class NewRfqScreen(BuildingFast, SendingRfqScreen):
         self.query_one("#choice-strip").display = False
         self.note(" · ".join(self.templates.problems))
         if self.prefill is not None:
-            await self.load(self.prefill, self.prefill.purpose)
+            note = "your draft, as you left it: ctrl+l starts afresh" if self.kept else ""
+            await self.load(self.prefill, note or self.prefill.purpose)
         else:
             await self._mount_leg(EMPTY.legs[0])
+            self._blank = self.draft()
         show_errors(self, {})
         self._show_targets()
         self._show_words()
@@ -284,7 +314,9 @@ class NewRfqScreen(BuildingFast, SendingRfqScreen):
         """The structure in words (call and put in full), and the list of the field in use."""
         if not self.is_mounted:
             return
-        words = [f"{row.index + 1}: {row.draft().words()}" for row in self.leg_rows()]
+        # A leg added a moment ago may not have its fields yet: it speaks once it has.
+        built = [row for row in self.leg_rows() if row.query(f"#type-{row.index}")]
+        words = [f"{row.index + 1}: {row.draft().words()}" for row in built]
         self.query_one("#builder-words", Static).update(
             f"[$text-muted]legs:[/] {escape(' · '.join(words))}" if words else ""
         )
@@ -333,8 +365,19 @@ class NewRfqScreen(BuildingFast, SendingRfqScreen):
             summary.update("[$warning]no company picked: space ticks the one under the cursor[/]")
 
     def action_cancel(self) -> None:
-        """Close the builder (an RFQ already on its way is still sent)."""
+        """Close the builder (an RFQ already on its way is still sent); what was typed stays
+        in `left_draft` for whoever opened it to keep."""
+        draft = self.draft()
+        self.left_draft = None if draft == self._blank else draft
         self.dismiss(None)
+
+    async def action_start_afresh(self) -> None:
+        """Empty the builder: one leg, quantity 1, the market makers, the default time."""
+        makers = tuple(c.id for c in self.companies if c.is_lp)
+        await self.load(StructureDraft(legs=EMPTY.legs, targets=makers), "started afresh")
+        self.query_one("#expiry", Input).value = str(DEFAULT_RFQ_EXPIRY_S)
+        self.prefill, self.kept = None, False
+        self._blank = self.draft()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """The buttons mirror the keys."""

@@ -1,7 +1,8 @@
 """Create a settlement pool with one counterparty, its margin terms taken from a preset.
 
 The request is validated by `NewSettlementPoolRequest` (name length, margin bounds) before the
-screen closes; errors show under their fields.
+screen closes; errors show under their fields, in the desk's words (`name_words`: "at most 50
+characters (typed 60)"), not the validation library's.
 """
 
 from __future__ import annotations
@@ -55,7 +56,28 @@ def build_pool_request(
             other_params=params,
         )
     except ValidationError as error:
-        raise FormError(errors_from_validation(error, locate_pool_field)) from None
+        found = errors_from_validation(error, locate_pool_field)
+        said = name_words(error, name.strip())
+        if said:
+            found["name"] = said
+        raise FormError(found) from None
+
+
+def name_words(error: ValidationError, name: str) -> str:
+    """What is wrong with the pool name, in the desk's words (empty: nothing is)."""
+    for item in error.errors():
+        if locate_pool_field(tuple(item["loc"])) != "name":
+            continue
+        limits = item.get("ctx") or {}
+        if item["type"] == "string_too_long":
+            return f"at most {limits.get('max_length')} characters (typed {len(name)})"
+        if item["type"] == "string_too_short":
+            return (
+                "type a name for the pool"
+                if not name
+                else f"at least {limits.get('min_length')} characters"
+            )
+    return ""
 
 
 class NewPoolScreen(ModalScreen[NewSettlementPoolRequest | None]):

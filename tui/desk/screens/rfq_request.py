@@ -7,13 +7,16 @@ path). No Textual here: the builder screen (`tui.desk.screens.new_rfq`) reads an
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 from typing import Any
 
 from pydantic import ValidationError
 
 from tui.api.errors import ApiError
 from tui.api.models import InstrumentType, NewRfqRequest
+from tui.desk.builder.ticks import qty_tick_problem
 from tui.desk.widgets.common.amounts import parse_amount, parse_optional_amount, parse_whole
 from tui.desk.widgets.common.forms import FORM, FormError, api_error_path, errors_from_api
 
@@ -78,11 +81,13 @@ def build_rfq_request(
     targets: list[str],
     now: datetime,
     funding_intervals: dict[str, int] | None = None,
+    qty_ticks: Mapping[str, Decimal] | None = None,
 ) -> NewRfqRequest:
     """The `NewRfqRequest` of the builder, or a `FormError` naming every bad field.
 
     ``legs`` holds each leg's typed values by name: type, underlying, side, ratio, expiry,
-    strike, payoff.
+    strike, payoff; ``qty_ticks`` each asset's quantity tick (`tui.desk.builder.ticks`): the
+    quantity must be a whole number of ticks of every leg's underlying.
     """
     errors: dict[str, str] = {}
     wire_legs: list[dict[str, Any]] = []
@@ -123,6 +128,11 @@ def build_rfq_request(
         quantity = parse_amount(qty, field="qty", allow_negative=True)
     except FormError as error:
         errors.update(error.errors)
+    else:
+        underlyings = [leg.get("underlying", "") for leg in legs]
+        problem = qty_tick_problem(quantity, underlyings, qty_ticks or {}, qty)
+        if problem:
+            errors["qty"] = problem
     if errors:
         raise FormError(errors)
     try:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from datetime import datetime
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from textual.screen import ModalScreen
@@ -36,6 +37,7 @@ class SendingRfqScreen(ModalScreen[RFQ | None]):
 
     clock: Callable[[], datetime]
     funding_intervals: dict[str, int]
+    qty_ticks: dict[str, Decimal]
     sent_rfqs: Callable[[], Iterable[RFQ]]
     guardrails: GuardrailSettings
     templates: TemplateStore
@@ -60,6 +62,7 @@ class SendingRfqScreen(ModalScreen[RFQ | None]):
             targets,
             self.clock(),
             self.funding_intervals,
+            self.qty_ticks,
         )
 
     def action_submit(self) -> None:

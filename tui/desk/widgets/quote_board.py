@@ -128,6 +128,8 @@ class QuoteBoard(Vertical):
         self._quotes: dict[str, BoardQuote] = {}
         self._shown_for: str | None = None
         self._trade_off: str | None = None
+        self._error_for: str | None = None
+        """The RFQ the error line is about: it shows only while that RFQ is on the board."""
         self._pricing = PricingMemo()
 
     def compose(self) -> ComposeResult:
@@ -156,6 +158,8 @@ class QuoteBoard(Vertical):
     def show_rfq(self, rfq: RFQ | None) -> None:
         """Show the quotes of ``rfq``."""
         self.rfq = rfq
+        if self._error_for is not None and (rfq is None or rfq.rfq_id != self._error_for):
+            self.show_error("")  # it was about another RFQ
         head = self.query_one("#board-head", Static)
         line = self.query_one("#board-line", Static)
         table = self.table
@@ -186,7 +190,7 @@ class QuoteBoard(Vertical):
             else "$pending"
         )
         pricing = self.pricing_of(rfq)
-        fair = f"fair {fmt.price(price)} (structure px)"
+        fair = f"fair {fmt.exact(price)} (structure px)"
         if pricing.has_options:
             fair += f"  mark vol {vol_text(pricing.mark_vol)}"
         third = f"[{tone}]{fmt.status_words(status)}[/]" if status else fair
@@ -304,14 +308,21 @@ class QuoteBoard(Vertical):
         self.table.select_key(quote_id)
 
     def show_outcome(self, outcome: ActionOutcome) -> None:
-        """Clear the error line when the action worked; else say why it did not."""
-        self.show_error("" if outcome.ok else outcome_words(outcome))
+        """Clear the error line when the action worked; else say why it did not, about the
+        RFQ the action was on (not shown while another RFQ is on the board)."""
+        about = outcome.ids.rfq_id
+        if about is not None and self.rfq is not None and about != self.rfq.rfq_id:
+            return
+        self.show_error("" if outcome.ok else outcome_words(outcome), about)
 
-    def show_error(self, message: str) -> None:
-        """Show why the last request was refused (empty clears it)."""
+    def show_error(self, message: str, rfq_id: str | None = None) -> None:
+        """Show why the last request on an RFQ (``rfq_id``, else the one on the board) was
+        refused (empty clears it); the line goes when another RFQ comes on the board."""
         error = self.query_one("#board-error", Static)
         error.update(message)
         error.display = bool(message)
+        shown = rfq_id or (self.rfq.rfq_id if self.rfq is not None else None)
+        self._error_for = shown if message else None
 
     def action_accept(self, side: str) -> None:
         """Ask to buy at the selected quote's ask or sell at its bid."""
