@@ -124,12 +124,15 @@ async def test_a_calendar_spread_shows_its_gross_notional_everywhere(
             await refresh(app, pilot, Topic.RFQS_SENT, Topic.QUOTES_RECEIVED, Topic.TRADES)
 
             (trade,) = app.book.tracked_trades()
-            assert trade.notional == expected and trade.premium == premium
+            # Futures only: no premium, whatever the structure price.
+            assert trade.notional == expected and trade.premium is None
+            assert trade.notionals == {"BTC": expected}
             prompt = str(app.query_one(TradeTracker).options.get_option_at_index(0).prompt)
-            assert f"notional {fmt.money(expected)}" in prompt
+            assert f"notional BTC {fmt.money(expected)} USDC" in prompt
+            assert "premium" not in prompt
             blotter = await show_tab(app, pilot, "blotter", Blotter)
             count = str(blotter.query_one("#blotter-count").render())
-            assert f"notional {fmt.money(expected)}" in count
+            assert f"notional BTC {fmt.money(expected)} USDC" in count
 
             # The maker's side of the same trade: the same gross figure, not the premium.
             maker = DeskBook(me=ids["ALPHA"])

@@ -15,7 +15,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
 
 from tui.api.lifecycle import clearing_is_rejected
-from tui.api.models import ClearingStatus, TradeSide
+from tui.api.models import ClearingStatus, InstrumentType, TradeSide
 
 if TYPE_CHECKING:
     from tui.api.models import RFQ, Quote
@@ -110,6 +110,34 @@ def gross_notional(legs: Iterable[Priced]) -> Decimal:
     return sum((abs(leg.qty * leg.price) for leg in legs), Decimal(0))
 
 
+def is_option(instrument: object) -> bool:
+    """Whether a leg's instrument is an option: its price x size is premium (a perpetual's, a
+    future's or spot's is not). Read from the instrument's type, so an unknown kind is none."""
+    return str(getattr(instrument, "instrument_type", "")) == InstrumentType.VANILLA_OPTION
+
+
+def option_premium(legs: Iterable[tuple[object, bool, LegFill]]) -> Decimal | None:
+    """The premium of a trade's legs as ``(instrument, bought, fill)``: over its option legs,
+    size x price, plus for a leg bought and minus for one sold (positive: paid). None when no
+    leg is an option: a perpetual, a future or spot has no premium, whatever its price."""
+    paid = [
+        fill.qty * fill.price * (1 if bought else -1)
+        for kind, bought, fill in legs
+        if is_option(kind)
+    ]
+    return sum(paid, Decimal(0)) if paid else None
+
+
+def notional_by_underlying(legs: Iterable[tuple[object, Priced]]) -> dict[str, Decimal]:
+    """The gross notional (`gross_notional`) of a trade's legs as ``(instrument, fill)``, one
+    figure per underlying: figures of different underlyings are never added."""
+    by_underlying: dict[str, list[Priced]] = {}
+    for instrument, fill in legs:
+        underlying = getattr(instrument, "underlying", None) or "?"
+        by_underlying.setdefault(str(underlying), []).append(fill)
+    return {name: gross_notional(fills) for name, fills in by_underlying.items()}
+
+
 def leg_fills(rfq: RFQ, quote: Quote, taker_side: TradeSide) -> tuple[LegFill, ...] | None:
     """Each RFQ leg's quantity and its price when the taker trades ``quote`` on ``taker_side``.
 
@@ -163,11 +191,25 @@ class TrackedTrade:
         return gross_notional(self.fills) if self.fills is not None else None
 
     @property
-    def premium(self) -> Decimal | None:
-        """Structure price times quantity (signed as the structure price), when both are known."""
-        if self.price is None or self.qty is None:
+    def notionals(self) -> dict[str, Decimal] | None:
+        """The notional per underlying (`notional_by_underlying`), when every leg is priced."""
+        if self.fills is None or self.rfq is None:
             return None
-        return self.price * self.qty
+        return notional_by_underlying(
+            (leg.instrument, fill) for leg, fill in zip(self.rfq.rfq_legs, self.fills, strict=True)
+        )
+
+    @property
+    def premium(self) -> Decimal | None:
+        """The premium of my side (`option_premium`: positive, I pay); None when no leg is an
+        option or a leg is not priced."""
+        if self.fills is None or self.rfq is None or self.side is None:
+            return None
+        i_buy = self.side is TradeSide.BUY
+        return option_premium(
+            (leg.instrument, (str(leg.side) == TradeSide.BUY) == i_buy, fill)
+            for leg, fill in zip(self.rfq.rfq_legs, self.fills, strict=True)
+        )
 
 
 def track(quote: Quote, role: Role, rfq: RFQ | None) -> TrackedTrade:

@@ -22,7 +22,13 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from tui.api.models import TradeSide
-from tui.desk.clearing import LegFill, gross_notional, leg_fills
+from tui.desk.clearing import (
+    LegFill,
+    is_option,
+    leg_fills,
+    notional_by_underlying,
+    option_premium,
+)
 from tui.desk.widgets.common import fmt
 
 if TYPE_CHECKING:
@@ -86,13 +92,10 @@ def notional_words(legs: list[LegTerms] | None) -> str:
     price| of that underlying's legs, `gross_notional`); never one sum across underlyings."""
     if legs is None:
         return fmt.DASH
-    by_underlying: dict[str, list[LegFill]] = {}
-    for leg in legs:
-        underlying = getattr(leg.instrument, "underlying", None) or "?"
-        by_underlying.setdefault(underlying, []).append(leg.fill)
+    notionals = notional_by_underlying((leg.instrument, leg.fill) for leg in legs)
     return " · ".join(
-        f"{underlying} [b]{fmt.money(gross_notional(fills))}[/b] USDC"
-        for underlying, fills in by_underlying.items()
+        f"{underlying} [b]{fmt.money(notional)}[/b] USDC"
+        for underlying, notional in notionals.items()
     )
 
 
@@ -103,22 +106,13 @@ def option_premium_words(
 
     The legs' own prices say it; a structure of options only whose legs are not priced
     still has its structure price x qty."""
-    from tui.api.models import VanillaOptionInstrument  # an RFQ to show: the models are loaded
-
-    options = [isinstance(leg.instrument, VanillaOptionInstrument) for leg in rfq.structure.legs]
+    options = [is_option(leg.instrument) for leg in rfq.structure.legs]
     if not any(options):
         return "none (no option legs)"
     if legs is None:
         return premium_words(side, price, rfq.qty) if all(options) else fmt.DASH
-    paid = sum(
-        (
-            (leg.fill.qty * leg.fill.price) * (1 if leg.buys else -1)
-            for leg in legs
-            if isinstance(leg.instrument, VanillaOptionInstrument)
-        ),
-        Decimal(0),
-    )
-    return _pays_words(paid)
+    paid = option_premium((leg.instrument, leg.buys, leg.fill) for leg in legs)
+    return _pays_words(paid) if paid is not None else fmt.DASH
 
 
 def quote_expired(terms: AcceptTerms, now: datetime) -> bool:

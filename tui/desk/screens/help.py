@@ -89,7 +89,8 @@ PANES: tuple[tuple[str, str], ...] = (
         "{builder.list_previous} {builder.list_next} in expiry and strike: step through the "
         "venue's expiries and the strike grid\n"
         "{builder.save_template} save template · {builder.open_template} open template · "
-        "{builder.repeat_last} repeat last RFQ",
+        "{builder.repeat_last} repeat last RFQ · {builder.afresh} start afresh (esc keeps the "
+        "draft)",
     ),
 )
 """Each pane and its keys, with ``{binding.id}`` placeholders for the keys."""

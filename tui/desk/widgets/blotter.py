@@ -8,6 +8,7 @@ status did not move on is not formatted again) and only the lines on screen are 
 
 from __future__ import annotations
 
+from decimal import Decimal
 from operator import attrgetter
 from typing import Any
 
@@ -19,7 +20,7 @@ from textual.widgets import Input, Static
 
 from tui.api.lifecycle import clearing_is_booked, clearing_is_rejected
 from tui.desk.book import DeskBook
-from tui.desk.clearing import gross_notional
+from tui.desk.clearing import gross_notional, notional_by_underlying
 from tui.desk.trade_legs import TradeLeg
 from tui.desk.widgets.common import fmt
 from tui.desk.widgets.common.columns import Cell, TableColumn
@@ -133,7 +134,11 @@ class Blotter(Vertical):
         # The notional walks every trade, so it is summed again only when something changed.
         if merged or not self._counted:
             self._counted = True
-            self._notional = fmt.money(gross_notional(trades))
+            notionals = notional_by_underlying((trade.instrument, trade) for trade in trades)
+            self._notional = (
+                " · ".join(f"{name} {fmt.money(value)}" for name, value in notionals.items())
+                or fmt.money(Decimal(0))
+            ) + " USDC"
             self._show_count()
         return merged
 

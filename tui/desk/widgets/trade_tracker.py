@@ -82,8 +82,20 @@ def render_trade(trade: TrackedTrade, book: DeskBook, now: datetime) -> str:
                 f"  [$text-muted]{when:<{width}}[/]",
             )
         )
+    notionals = trade.notionals
+    notional = (
+        " · ".join(f"{name} {fmt.money(value)}" for name, value in notionals.items())
+        if notionals
+        else fmt.DASH
+    )
+    premium = trade.premium  # only options carry one
+    paid = (
+        ""
+        if premium is None
+        else f" · premium {fmt.money(abs(premium))} {'paid' if premium >= 0 else 'received'}"
+    )
     details = (
-        f"notional {fmt.money(trade.notional)} · premium {fmt.money(trade.premium)}"
+        f"notional {notional} USDC{paid}"
         f" · quote {fmt.short_id(trade.key)} · RFQ {fmt.short_id(trade.quote.target_rfq_id)}"
     )
     if trade.next_step is NextStep.LAST_LOOK:
