@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, TypeVar
 from tui.api.lifecycle import clearing_is_final
 from tui.desk.analytics.mark_history import MarketHistory
 from tui.desk.answers import PROGRESS, Answers
+from tui.desk.best_price import BestPrices, best_prices, open_quotes
 from tui.desk.clearing import NextStep, Role, TrackedTrade, quote_is_open, track
 from tui.desk.filing import close_booked_rfqs, file_outcome
 from tui.desk.messages import (
@@ -279,6 +280,20 @@ class DeskBook:
         if rfq is not None and rfq.clearing_status and not clearing_is_final(rfq.clearing_status):
             return str(rfq.clearing_status), None
         return None
+
+    def quotes_on(self, rfq_id: str) -> dict[str, Quote]:
+        """Every polled quote on an RFQ, by id: those received on my RFQ, or mine on one I
+        was asked to quote (a company never quotes its own RFQ, so one store holds them)."""
+        return {
+            q.parent_quote_id: q
+            for store in (self.quotes_received, self.quotes_sent)
+            for q in store.values()
+            if q.target_rfq_id == rfq_id
+        }
+
+    def best_on(self, rfq: RFQ, now: datetime) -> BestPrices:
+        """The best bid and ask open on ``rfq`` now (`open_quotes`, `best_prices`)."""
+        return best_prices(open_quotes(rfq, self.quotes_on(rfq.rfq_id), now))
 
     def live_quotes(self, now: datetime) -> list[Quote]:
         """Every open quote this company has out."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 from textual.markup import escape
+from textual.widgets import Input
 
 from tui.desk.layout import quote_board, quote_ticket
 from tui.desk.messages import ActionKind, ActionOutcome
@@ -40,6 +41,7 @@ async def show_outcome(panes: DeskPanes, outcome: ActionOutcome) -> None:
     from tui.desk.screens.permit import PermitScreen
 
     app = panes.app
+    typing_in = app.focused
     form = outcome.form
     if isinstance(form, NewRfqScreen | PermitScreen) and form.is_attached and form.sending:
         form.show_outcome(outcome)
@@ -66,9 +68,13 @@ async def show_outcome(panes: DeskPanes, outcome: ActionOutcome) -> None:
             pane.show_outcome(outcome)
     if outcome.ok or kind is ActionKind.KILL_SWITCH:
         await panes.records_moved(outcome)
-    if outcome.ok and kind in quote_ticket(app).OUTCOMES:
-        # Back to the inbox: the next RFQ, or g for the next action, is one key away.
-        app.query_one("#inbox-table").focus()
+    ticket = quote_ticket(app)
+    if kind in ticket.OUTCOMES and typing_in is not None and ticket in typing_in.ancestors:
+        # The trader stays where they were typing (the first price field if that one went):
+        # keys typed next edit the quote, never switch tabs (1 to 6).
+        field = typing_in if typing_in.is_attached else next(iter(ticket.query(Input)), None)
+        if field is not None:
+            field.focus()
 
 
 def refusal_toast(outcome: ActionOutcome) -> str:

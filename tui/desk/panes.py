@@ -154,10 +154,12 @@ class DeskPanes:
                 self.tabs.show_positions()
         elif isinstance(snapshot, AggregatedPositionsUpdated):
             self.tabs.show_positions()
+            if (pane := self.tabs.on_screen("positions")) is not None:
+                cast("PositionsPane", pane).show_valued_at(snapshot.at)
         elif isinstance(snapshot, PoolsUpdated):
             self.pools()
         elif isinstance(snapshot, SummaryUpdated):
-            self.summary()
+            self.app.query_one(PortfolioHeader).show_summary(self.book.summary, snapshot.at)
         elif isinstance(snapshot, StatsUpdated):
             self.stats()
         elif isinstance(snapshot, CompaniesUpdated):

@@ -187,7 +187,7 @@ def accept_words(
     return (
         f"[b {tone}]{side_word}[/] {fmt.qty(qty)} x {structure}\n"
         f"{doing}"
-        f"price     [b]{fmt.exact(price)}[/b]  "
+        f"price     [b]{fmt.price(price)}[/b]  "
         f"({which} of {maker}, quote {fmt.short_id(terms.quote_id)}{age})\n"
         f"notional  {notional_words(legs)}  (Σ |size x price| per underlying)\n"
         f"premium   {premium}\n"

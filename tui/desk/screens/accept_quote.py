@@ -72,5 +72,6 @@ class AcceptQuoteScreen(RecheckedConfirmScreen[AcceptTerms]):
         """Nothing is sent on an expired quote (the bell); else the venue is asked again."""
         if self.expired():
             self.app.bell()
+            self.tick()  # the terms say so now, not with the next second
             return
         super().action_confirm()

@@ -11,7 +11,7 @@ with the RFQ: they are ``live`` columns, read again only for the lines on screen
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
 from operator import attrgetter
@@ -22,6 +22,7 @@ from textual.app import App
 
 from tui.api.lifecycle import clearing_is_rejected
 from tui.api.models import RFQStatus
+from tui.desk.best_price import BestPrices, best_prices, open_quotes
 from tui.desk.book import DeskBook
 from tui.desk.messages import Direction
 from tui.desk.widgets.common import fmt
@@ -70,21 +71,50 @@ def _structure_price(row: InboxRow) -> Decimal | None:
     return quoted.price if quoted else None
 
 
-def _best(side: str) -> Callable[[InboxRow], Decimal | None]:
-    def best(row: InboxRow) -> Decimal | None:
-        quote = getattr(row.rfq, side)
-        return quote.quote_price if quote else None
+@dataclass(frozen=True, slots=True)
+class Quoted:
+    """What is quoted on an RFQ now: its best prices and how many quotes are open."""
 
-    return best
-
-
-def _quote_count(row: InboxRow) -> int:
-    return len({q.parent_quote_id for q in row.rfq.bids + row.rfq.asks})
+    best: BestPrices = field(default_factory=BestPrices)
+    count: int = 0
 
 
-def _status(row: InboxRow) -> tuple[str, str]:
-    """The status word and its tone."""
+NOTHING_QUOTED = Quoted()
+
+
+class QuotedNow:
+    """What is quoted on each row's RFQ, read from the quotes open now by the book's one rule
+    (`DeskBook.best_on`'s), as the quote board reads them: never the RFQ's own bids and asks
+    alone, which the slower RFQ poll may still list after a quote was replaced or pulled.
+    Worked out when a poll asks for the row's version, then read by its cells."""
+
+    def __init__(self, book: DeskBook, clock: Callable[[], datetime]) -> None:
+        self.book = book
+        self.clock = clock
+        self._latest: dict[str, Quoted] = {}
+
+    def update(self, row: InboxRow) -> Quoted:
+        """Work out what is quoted on the row's RFQ now; a settled RFQ has nothing quoted."""
+        quoted = NOTHING_QUOTED
+        if row.is_open:
+            quotes = open_quotes(row.rfq, self.book.quotes_on(row.rfq.rfq_id), self.clock())
+            if quotes:
+                quoted = Quoted(best_prices(quotes), len(quotes))
+        self._latest[row.key] = quoted
+        return quoted
+
+    def __call__(self, row: InboxRow) -> Quoted:
+        """What is quoted on the row's RFQ, as of the last poll that looked at it."""
+        quoted = self._latest.get(row.key)
+        return self.update(row) if quoted is None else quoted
+
+
+def _status(row: InboxRow, quoted: Quoted) -> tuple[str, str]:
+    """The status word and its tone; an open RFQ whose best bid stands above its best ask
+    says "crossed" (the makers really disagree: both prices are open now)."""
     rfq = row.rfq
+    if row.is_open and quoted.best.crossed:
+        return "crossed", "needs-action"
     tone = "success" if row.is_open else "muted"
     if clearing_is_rejected(rfq.clearing_status):
         tone = "rejected"
@@ -93,18 +123,17 @@ def _status(row: InboxRow) -> tuple[str, str]:
     return str(rfq.rfq_status), tone
 
 
-def row_version(book: DeskBook) -> Callable[[InboxRow], tuple[object, ...]]:
+def row_version(book: DeskBook, quoted: QuotedNow) -> Callable[[InboxRow], tuple[object, ...]]:
     """What a poll can change in what a row shows (see module docs). A settled RFQ's live
-    structure price is moot, so a long day's hundreds of them never change."""
+    structure price is moot, so a long day's hundreds of them never change. What is quoted
+    on an open RFQ is worked out afresh here (`QuotedNow`): a quotes poll moves it."""
 
     def version(row: InboxRow) -> tuple[object, ...]:
         rfq = row.rfq
         return (
             str(rfq.rfq_status),
             str(rfq.clearing_status),
-            rfq.best_bid.quote_price if rfq.best_bid else None,
-            rfq.best_ask.quote_price if rfq.best_ask else None,
-            len(rfq.bids) + len(rfq.asks),
+            quoted.update(row),
             _structure_price(row) if row.is_open else None,
             book.company_name(rfq.taker_company),
         )
@@ -117,9 +146,11 @@ def inbox_columns(
     book: DeskBook,
     clock: Callable[[], datetime],
     flashing: Callable[[str], bool],
+    quoted: QuotedNow,
 ) -> list[TableColumn[InboxRow]]:
     """The inbox's columns. A narrow inbox leaves out Time, Struct px and #Q first, then the
     new mark, the RFQ id and Dir (Taker says "me" for my own); the prices and the status stay.
+    Best bid, Best ask and #Q are what ``quoted`` says is open on the RFQ now.
     ``flashing(key)`` says whether a row is newly arrived; ``clock`` is read for every open
     row drawn (the inbox gives one reading per drawing)."""
 
@@ -184,17 +215,28 @@ def inbox_columns(
         TableColumn(
             "expires", "Expires", 7, countdown, cell=countdown_cell, numeric=True, live=True
         ),
-        TableColumn("status", "Status", 8, _status, cell=status_cell, repeats=True),
+        TableColumn(
+            "status",
+            "Status",
+            8,
+            lambda r: _status(r, quoted(r)),
+            cell=status_cell,
+            repeats=True,
+        ),
         TableColumn(
             "price", "Struct px", 11, _structure_price, cell=fmt.price, numeric=True, drop=5
         ),
-        TableColumn("bid", "Best bid", 10, _best("best_bid"), cell=priced("bid"), numeric=True),
-        TableColumn("ask", "Best ask", 10, _best("best_ask"), cell=priced("ask"), numeric=True),
+        TableColumn(
+            "bid", "Best bid", 10, lambda r: quoted(r).best.bid, cell=priced("bid"), numeric=True
+        ),
+        TableColumn(
+            "ask", "Best ask", 10, lambda r: quoted(r).best.ask, cell=priced("ask"), numeric=True
+        ),
         TableColumn(
             "quotes",
             "#Q",
             2,
-            _quote_count,
+            lambda r: quoted(r).count,
             cell=lambda n: str(n) if n else "",
             numeric=True,
             drop=4,

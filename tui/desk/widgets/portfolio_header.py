@@ -25,6 +25,8 @@ from tui.desk.widgets.common import fmt
 from tui.desk.widgets.live_text import LiveText
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from tui.api.models import PortfolioSummary
 
 _STATE_TONE = {
@@ -42,7 +44,13 @@ HEADER_FIGURES: tuple[tuple[str, str], ...] = (
         "wallet into a pool, so it rises with a deposit (the wallet's own USDC is not shown: "
         "the venue offers no read of it).",
     ),
-    ("uPNL", "Unrealised profit and loss of my open positions at the mark, USDC."),
+    (
+        "uPNL",
+        "Unrealised profit and loss of my open positions at the mark, USDC, from the venue's "
+        "portfolio summary valued at the time after it (UTC). The Positions tab's uPNL comes "
+        "from its own read (positions valued at the mark), at the time it shows: two reads a "
+        "few seconds apart differ as the marks move.",
+    ),
     (
         "Exposure",
         "Σ |position qty| x underlying mark over my open positions, USDC. Not a trade's "
@@ -74,13 +82,17 @@ def stale_mark(freshness: PaneAge | None) -> str:
 
 
 def summary_markup(
-    summary: PortfolioSummary | None, two_lines: bool = False, freshness: PaneAge | None = None
+    summary: PortfolioSummary | None,
+    two_lines: bool = False,
+    freshness: PaneAge | None = None,
+    valued_at: datetime | None = None,
 ) -> str:
     """The portfolio line, every figure in USDC and labelled (see `HEADER_FIGURES`); on a
     narrow terminal the money on one line and the dollar greeks on the next.
 
     Stale figures (``freshness`` of the summary says so) are all in the stale colour, behind
-    the mark and the age: never read as today's.
+    the mark and the age: never read as today's. uPNL says when the summary valued it
+    (``valued_at``): the Positions tab values the positions in a read of its own.
     """
     mark = stale_mark(freshness)
     if summary is None:
@@ -90,7 +102,8 @@ def summary_markup(
     money = SEPARATOR.join(
         (
             f"In pools [b]{fmt.money(summary.sum_balance)}[/b] USDC",
-            f"uPNL [{upnl_tone}]{fmt.money(summary.sum_upnl, signed=True)}[/]",
+            f"uPNL [{upnl_tone}]{fmt.money(summary.sum_upnl, signed=True)}[/]"
+            + (f" [$text-muted]at {fmt.clock_time(valued_at)}[/]" if valued_at else ""),
             f"Exposure {fmt.money(summary.sum_notional)}",
         )
     )
@@ -120,6 +133,14 @@ class PortfolioHeader(Vertical):
     """A narrow terminal: the figures take two lines (the desk sets it with the layout)."""
     freshness: reactive[PaneAge | None] = reactive(None, repaint=False)  # watcher redraws
     """How old the summary is and whether that is stale (`show_freshness`)."""
+    valued_at: datetime | None = None
+    """When the venue's summary was read (its uPNL is valued at the marks of then)."""
+
+    def show_summary(self, summary: PortfolioSummary | None, at: datetime | None) -> None:
+        """A portfolio summary read at ``at``: its figures, uPNL with that time."""
+        self.valued_at = at
+        self.summary = summary
+        self.watch_summary()  # the same summary read again: a new time
 
     def compose(self) -> ComposeResult:
         """Badge, identity, link state; the summary on the second line."""
@@ -166,7 +187,7 @@ class PortfolioHeader(Vertical):
     def watch_summary(self) -> None:
         """Redraw the portfolio line."""
         self.query_one("#portfolio", Static).update(
-            summary_markup(self.summary, self.two_lines, self.freshness)
+            summary_markup(self.summary, self.two_lines, self.freshness, self.valued_at)
         )
 
     def watch_freshness(self, before: PaneAge | None, after: PaneAge | None) -> None:

@@ -13,6 +13,7 @@ reaches the venue.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from decimal import Decimal
 from typing import Any, Protocol
 
@@ -184,8 +185,10 @@ def position_columns(app: App[Any], names: Names, opened: set[str]) -> list[Tabl
     ]
 
 
-def underlying_lines(book: PositionBook) -> str:
-    """One line per underlying, then the book in dollars (never a unit summed across)."""
+def underlying_lines(book: PositionBook, valued_at: datetime | None = None) -> str:
+    """One line per underlying, then the book in dollars (never a unit summed across). The
+    book's uPNL says when its marks were read (``valued_at``): the header's uPNL is the venue's
+    portfolio summary, read at a time of its own."""
     lines = [
         f"[b]{t.underlying}[/b] · Δ {fmt.greek(t.greeks.delta)} {t.underlying}"
         f"  Δ$ {fmt.money(t.greeks.dollar_delta, signed=True)}"
@@ -199,7 +202,8 @@ def underlying_lines(book: PositionBook) -> str:
     total = book.book
     lines.append(
         f"[b]Book $[/b] · uPNL {fmt.money(total.upnl, signed=True)}"
-        f"  realised today {fmt.money(total.realised.today, signed=True)}"
+        + (f" [$text-muted]at {fmt.clock_time(valued_at)}[/]" if valued_at else "")
+        + f"  realised today {fmt.money(total.realised.today, signed=True)}"
         f"  since inception {fmt.money(total.realised.inception, signed=True)}"
         f"  Δ$ {fmt.money(total.dollar_delta, signed=True)}"
         f"  Γ$ {fmt.money(total.dollar_gamma, signed=True)}"
@@ -249,6 +253,8 @@ class PositionsPane(Vertical):
         self.names = names
         self.opened: set[str] = set()
         self.book = PositionBook()
+        self.valued_at: datetime | None = None
+        """When the venue valued the positions shown (the aggregated read), once known."""
 
     def compose(self) -> ComposeResult:
         """The positions table, the totals, a key hint."""
@@ -281,8 +287,16 @@ class PositionsPane(Vertical):
         self.table.merge(lines)
         self._filter()
         self.query_one("#positions-totals", Static).update(
-            underlying_lines(book) if book.positions else "[$text-muted]no positions[/]"
+            underlying_lines(book, self.valued_at)
+            if book.positions
+            else "[$text-muted]no positions[/]"
         )
+
+    def show_valued_at(self, at: datetime) -> None:
+        """The positions were valued at the mark at ``at`` (the aggregated read): the book's
+        uPNL says so."""
+        self.valued_at = at
+        self.show_positions(self.book)
 
     def invalidate(self) -> None:
         """Draw the lines again (a name arrived, the theme changed)."""

@@ -35,6 +35,7 @@ from tui.desk.widgets.common.table_view import HEADER
 from tui.desk.widgets.common.virtual_table import VirtualTable
 from tui.desk.widgets.inbox_columns import (
     InboxRow,
+    QuotedNow,
     inbox_columns,
     inbox_row,
     row_key,
@@ -92,10 +93,11 @@ class RfqInbox(Vertical):
 
     def compose(self) -> ComposeResult:
         """The table and an empty-state hint."""
+        quoted = QuotedNow(self.book, self.clock)
         table = InboxTable(
-            inbox_columns(self.app, self.book, self._drawing_clock, self.is_new),
+            inbox_columns(self.app, self.book, self._drawing_clock, self.is_new, quoted),
             key=lambda row: row.key,
-            version=row_version(self.book),
+            version=row_version(self.book, quoted),
             sort="when",
             descending=True,
             id="inbox-table",
