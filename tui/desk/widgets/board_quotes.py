@@ -13,7 +13,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from tui.desk.clearing import quote_is_open
+from tui.desk.best_price import open_quotes
 
 if TYPE_CHECKING:
     from tui.api.models import RFQ
@@ -33,35 +33,21 @@ class BoardQuote:
 
 
 def board_quotes(rfq: RFQ, book: DeskBook, now: datetime) -> list[BoardQuote]:
-    """The open quotes of an RFQ, tightest first.
-
-    The quotes polled from ``/quotes/received`` are the freshest view (cheap to poll, so
-    polled often); the RFQ's own bids and asks fill in for quotes not seen there yet.
-    """
-    bids = {q.parent_quote_id: q.quote_price for q in rfq.bids}
-    asks = {q.parent_quote_id: q.quote_price for q in rfq.asks}
-    records = {
-        q.parent_quote_id: q for q in book.quotes_received.values() if q.target_rfq_id == rfq.rfq_id
-    }
+    """The open quotes of an RFQ (`tui.desk.best_price.open_quotes`, the rule the inbox's best
+    prices follow too), tightest first, each with its maker, expiry and pool."""
     found = []
-    for quote_id in dict.fromkeys([*bids, *asks, *records]):
-        record = records.get(quote_id)
-        if record is not None and not quote_is_open(record, now):
-            continue
-        meta = rfq.quotes_common_metadata.get(quote_id, {})
+    for quoted in open_quotes(rfq, book.quotes_on(rfq.rfq_id), now):
+        record = quoted.record
+        meta = rfq.quotes_common_metadata.get(quoted.quote_id, {})
         maker = record.maker_company if record else meta.get("maker_company")
-        expires = record.expires_at if record else None
-        bid = record.aggregated_bid if record else bids.get(quote_id)
-        ask = record.aggregated_ask if record else asks.get(quote_id)
         if record and record.pool_location:
             pool = book.pool_name(record.pool_location)
         elif record and record.new_pool_name:
             pool = f"new: {record.new_pool_name}"
         else:
             pool = "-"
-        if bid is None and ask is None:
-            continue
-        found.append(BoardQuote(quote_id, maker, bid, ask, expires, pool))
+        expires = record.expires_at if record else None
+        found.append(BoardQuote(quoted.quote_id, maker, quoted.bid, quoted.ask, expires, pool))
     # Tightest first: the best ask, then the best bid.
     found.sort(key=lambda q: (q.ask is None, q.ask or Decimal(0), -(q.bid or Decimal(0))))
     return found

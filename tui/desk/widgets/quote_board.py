@@ -34,6 +34,7 @@ from textual.widgets import Static
 
 from tui.api.lifecycle import clearing_is_booked, clearing_is_rejected
 from tui.api.models import RFQStatus, TradeSide
+from tui.desk.best_price import best_prices
 from tui.desk.book import DeskBook
 from tui.desk.messages import ActionKind, ActionOutcome, ActionRequest
 from tui.desk.roles.accept_terms import my_trade_clearing
@@ -207,8 +208,8 @@ class QuoteBoard(Vertical):
         quotes = board_quotes(rfq, self.book, now)
         before = self._quotes
         self._quotes = {q.quote_id: q for q in quotes}
-        best_bid = max((q.bid for q in quotes if q.bid is not None), default=None)
-        best_ask = min((q.ask for q in quotes if q.ask is not None), default=None)
+        best = best_prices(quotes)
+        best_bid, best_ask = best.bid, best.ask
         rows = []
         for rank, quote in enumerate(quotes):
             edge = pricing.edge(quote.bid, quote.ask)
