@@ -189,14 +189,17 @@ def _checked(
     from tui.desk.config_models import DeskSettings
 
     known = [*DeskSettings.model_fields, *sorted(_PLAIN_KEYS - DeskSettings.model_fields.keys())]
-    if unknown := unknown_top_level(table, known, path):
-        raise ConfigError(unknown)
+    unknown = unknown_top_level(table, known, path)
     given: dict[str, Any] = {"theme": theme, "default_profile": profile}
     try:
         with reading(env, table):
-            return DeskSettings(**{k: v for k, v in given.items() if v})
+            settings = DeskSettings(**{k: v for k, v in given.items() if v})
     except ValidationError as error:
-        raise ConfigError(located_errors(error, DeskSettings, path, env)) from None
+        refused = located_errors(error, DeskSettings, path, env)
+        raise ConfigError("; ".join(filter(None, (unknown, refused)))) from None
+    if unknown:
+        raise ConfigError(unknown)
+    return settings
 
 
 def resolve_profile(
