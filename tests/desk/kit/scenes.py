@@ -125,11 +125,20 @@ async def open_desk(app: DeskApp, pilot: Pilot[Any]) -> None:
     freeze(app)
 
 
+PINNED_TOKENS = 48
+"""The token figure every picture shows (a scene's real count varies with its speed)."""
+
+
 def freeze(app: DeskApp) -> None:
-    """Pin what depends on the machine (latency) and drop toasts and cursor blink."""
+    """Pin what depends on the machine (latency, and the tokens in a window of real seconds:
+    whether the clock sync made at connect is still in it depends on how long the scene
+    took) and drop toasts and cursor blink."""
     status = app.query_one(StatusBar)
     status.latency_ms = 3
     status.offset_ms = 0
+    status.tokens_used = PINNED_TOKENS
+    # The desk's next second would draw the real count again before the picture is taken.
+    status.show_freshness = lambda ages, tokens_used: None  # type: ignore[method-assign]
     app.clear_notifications()
     for field in app.screen.query(Input):
         field.cursor_blink = False
