@@ -126,6 +126,9 @@ def test_hot_topics_poll_faster_and_go_stale_sooner() -> None:
     feed.set_hot({Topic.RFQS_RECEIVED})
     assert feed.interval(Topic.RFQS_RECEIVED) == spec.hot_s < spec.cold_s
     assert stale_after(spec, hot=True) < stale_after(spec, hot=False)
+    # A hot topic polled every 1.8 s is not stale while a poll waits one budget window for
+    # tokens behind the trader's writes.
+    assert stale_after(spec, hot=True) > BUDGET_WINDOW_S
     assert Topic.STATS not in feed.topics  # no stats source, no stats polls
     # The topic that just turned hot polls at once; the rest by priority.
     due = feed.due()

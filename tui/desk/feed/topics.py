@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from tui.api.endpoints import endpoint_named
+from tui.api.endpoints import BUDGET_WINDOW_S, endpoint_named
 from tui.api.lifecycle import (
     clearing_is_booked,
     clearing_is_final,
@@ -174,8 +174,10 @@ charged per page) grow with it.
 
 
 def stale_after(spec: PollSpec, hot: bool) -> float:
-    """Seconds after which a topic's data counts as stale: three missed polls, plus slack."""
-    return 3 * (spec.hot_s if hot else spec.cold_s) + 2.0
+    """Seconds after which a topic's data counts as stale: three missed polls, and never less
+    than one budget window (a poll may rightly wait that long for tokens behind the trader's
+    own actions), plus slack."""
+    return max(3 * (spec.hot_s if hot else spec.cold_s), BUDGET_WINDOW_S) + 2.0
 
 
 BACKOFF_CAP_S = 30.0
