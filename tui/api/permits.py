@@ -53,9 +53,11 @@ def wallet_address(private_key: str) -> str:
     return str(_account(private_key).address).lower()
 
 
-def _to_int(value: Any, field: str) -> int:
+def template_int(value: Any) -> int | None:
+    """A permit template's integer as written (a number, a decimal or ``0x`` hex string);
+    None when it is not one (a bool is not)."""
     if isinstance(value, bool):
-        raise WalletError(f"permit template: {field} must be a number")
+        return None
     if isinstance(value, int):
         return value
     if isinstance(value, str):
@@ -63,8 +65,15 @@ def _to_int(value: Any, field: str) -> int:
         try:
             return int(text, 16) if text.lower().startswith("0x") else int(text)
         except ValueError:
-            pass
-    raise WalletError(f"permit template: {field} must be an integer or a hex string")
+            return None
+    return None
+
+
+def _to_int(value: Any, field: str) -> int:
+    number = template_int(value)
+    if number is None:
+        raise WalletError(f"permit template: {field} must be an integer or a hex string")
+    return number
 
 
 def _for_signing(template: Mapping[str, Any]) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from decimal import ROUND_CEILING, Decimal
 from typing import Any
 
 from tui.api.models import USDC_DECIMALS, DecimalAllowance, allowance_units
+from tui.api.permits import template_int
 from tui.desk.widgets.common import fmt
 
 USDC_STEP = Decimal(1).scaleb(-USDC_DECIMALS)
@@ -97,20 +98,6 @@ def permit_refusal(
     return ""
 
 
-def _units(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str):
-        text = value.strip()
-        try:
-            return int(text, 16) if text.lower().startswith("0x") else int(text)
-        except ValueError:
-            return None
-    return None
-
-
 def template_refusal(template: Mapping[str, Any], pool_address: str, amount: Decimal) -> str:
     """Why the venue's permit template must not be signed for ``amount`` to ``pool_address``
     ('' when it says exactly that)."""
@@ -121,7 +108,7 @@ def template_refusal(template: Mapping[str, Any], pool_address: str, amount: Dec
     if spender.lower() != pool_address.lower():
         return f"the venue's permit names spender {spender}, not the pool: nothing was signed"
     want = allowance_units(DecimalAllowance(value=amount))
-    units = _units(message.get("value"))
+    units = template_int(message.get("value"))
     if units != want:
         said = (
             "no readable value"
