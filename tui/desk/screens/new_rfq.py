@@ -174,7 +174,8 @@ class NewRfqScreen(BuildingFast, SendingRfqScreen):
         with Vertical(classes="modal-box wide", id="rfq-builder"):
             yield Static("[b]New RFQ[/b]  structure builder", classes="modal-title")
             yield Static(
-                "[$text-muted]type · underlying · side · ratio · expiry · strike · payoff[/]"
+                "[$text-muted]type · underlying · side · ratio · expiry · strike · payoff[/]",
+                id="builder-order",
             )
             yield VerticalScroll(id="builder-legs")
             yield Static("", id="choice-strip")
@@ -223,7 +224,10 @@ class NewRfqScreen(BuildingFast, SendingRfqScreen):
         show_errors(self, {})
         self._show_targets()
         self._show_words()
-        self.call_after_refresh(lambda: self.query_one("#type-0", Select).focus())
+        # Focused without centring it, which on a short screen scrolled the title away.
+        self.call_after_refresh(
+            lambda: self.set_focus(self.query_one("#type-0", Select), scroll_visible=False)
+        )
 
     # -- legs ---------------------------------------------------------------------------------
 

@@ -1,8 +1,9 @@
 """The structure builder's parts: one row per leg, and the list of companies to ask.
 
 A leg row shows only the fields its instrument type uses (an expiry for dated futures and
-options, a strike and payoff for options), on one line where the builder is wide enough and on
-two (type, underlying and side; ratio, expiry, strike and payoff) where it is not. The expiry
+options, a strike and payoff for options), on one line where the builder is wide enough; where
+it is not, the leg's terms (expiry, strike, payoff) go on a second line under its type, and
+type, underlying, side and ratio stay on the first. The expiry
 and strike fields offer the venue's standard expiries and a strike grid around the mark
 (`tui.desk.builder`), and still take whatever is typed. The target list shows ticked and
 unticked companies apart without relying on colour.
@@ -95,6 +96,12 @@ class LegRow(Horizontal):
             classes="leg-side",
         )
         yield Input(leg.ratio, id=f"ratio-{i}", compact=True, classes="leg-ratio", tooltip="ratio")
+        with Horizontal(id=f"terms-{i}", classes="leg-terms"):
+            yield from self._terms()
+
+    def _terms(self) -> ComposeResult:
+        """Expiry, strike, payoff: the terms only dated legs and options have."""
+        i, leg = self.index, self.leg
         yield ChoiceInput(
             leg.expiry,
             title="expiry",
@@ -127,7 +134,7 @@ class LegRow(Horizontal):
         self.offer_strikes()
 
     def on_resize(self, event: events.Resize) -> None:
-        """Two lines where one does not fit every field whole (80 columns)."""
+        """The terms on a second line where one does not fit every field whole (80 columns)."""
         self.set_class(event.size.width < ONE_LINE, "-two-lines")
 
     def sync_fields(self) -> None:
@@ -135,6 +142,7 @@ class LegRow(Horizontal):
         kind = self.query_one(f"#type-{self.index}", Select).value
         dated = kind in (InstrumentType.DATED_FUTURE, InstrumentType.VANILLA_OPTION)
         option = kind == InstrumentType.VANILLA_OPTION
+        self.query_one(f"#terms-{self.index}").display = dated
         self.query_one(f"#expiry-{self.index}").display = dated
         self.query_one(f"#strike-{self.index}").display = option
         self.query_one(f"#payoff-{self.index}").display = option
