@@ -11,7 +11,15 @@ from __future__ import annotations
 from typing import Any
 
 from tests.desk.kit.desk import SIZE, DeskFactory, refresh, settle
-from tests.desk.kit.venue import accept, mark_plus, perp_rfq, pool_between, quote_near
+from tests.desk.kit.venue import (
+    accept,
+    mark_plus,
+    my_rfq,
+    perp_rfq,
+    pool_between,
+    quote_near,
+    their_view,
+)
 from tests.desk.test_desk_navigation import footer_says
 from tui.api.models import RFQ, LegQuote, ReplaceQuoteRequest, TradeSide
 from tui.desk.app import DeskApp
@@ -20,17 +28,6 @@ from tui.desk.screens.confirm import ConfirmScreen
 from tui.desk.widgets.common import fmt
 from tui.desk.widgets.quote_board import QuoteBoard
 from tui.desk.widgets.rfq_inbox import RfqInbox
-
-
-async def _my_rfq(sandbox: Any, *makers: str) -> RFQ:
-    async with sandbox.client("DESK") as mine:
-        ids = [sandbox.company_ids[m] for m in makers]
-        return await mine.rfqs_new(perp_rfq(ids, "2", sandbox.clock.now()))
-
-
-async def _their_view(maker: Any, rfq: RFQ) -> RFQ:
-    (view,) = (await maker.rfqs_received(id=rfq.rfq_id)).result
-    return view
 
 
 async def _show_board(app: DeskApp, pilot: Any, rfq: RFQ) -> QuoteBoard:
@@ -49,15 +46,15 @@ async def test_the_board_cursor_stays_on_its_quote_when_a_better_one_arrives(
     app = desk()
     async with app.run_test(size=SIZE) as pilot:
         await refresh(app, pilot, Topic.COMPANIES)
-        rfq = await _my_rfq(sandbox, "ALPHA", "BORE", "CBLT")
+        rfq = await my_rfq(sandbox, "ALPHA", "BORE", "CBLT")
         now = sandbox.clock.now
         async with sandbox.client("ALPHA") as alpha, sandbox.client("BORE") as bore:
             pool = await pool_between(alpha, sandbox.company_ids["DESK"])
             first = await quote_near(
-                alpha, await _their_view(alpha, rfq), now(), "-1", "1", pool_id=pool.pool_id
+                alpha, await their_view(alpha, rfq), now(), "-1", "1", pool_id=pool.pool_id
             )
             second = await quote_near(
-                bore, await _their_view(bore, rfq), now(), "-2", "2", new_pool="BORE-DESK"
+                bore, await their_view(bore, rfq), now(), "-2", "2", new_pool="BORE-DESK"
             )
         board = await _show_board(app, pilot, rfq)
         assert board.table.row_keys == [first.parent_quote_id, second.parent_quote_id]
@@ -68,7 +65,7 @@ async def test_the_board_cursor_stays_on_its_quote_when_a_better_one_arrives(
         # CBLT quotes tighter: it goes on top; the cursor stays on BORE's quote.
         async with sandbox.client("CBLT") as cblt:
             best = await quote_near(
-                cblt, await _their_view(cblt, rfq), now(), "-0.5", "0.5", new_pool="CBLT-DESK"
+                cblt, await their_view(cblt, rfq), now(), "-0.5", "0.5", new_pool="CBLT-DESK"
             )
         await refresh(app, pilot, Topic.RFQS_SENT, Topic.QUOTES_RECEIVED)
         assert board.table.row_keys[0] == best.parent_quote_id
@@ -90,15 +87,15 @@ async def test_best_bid_and_best_ask_are_marked_on_the_board(
     app = desk()
     async with app.run_test(size=SIZE) as pilot:
         await refresh(app, pilot, Topic.COMPANIES)
-        rfq = await _my_rfq(sandbox, "ALPHA", "BORE")
+        rfq = await my_rfq(sandbox, "ALPHA", "BORE")
         now = sandbox.clock.now
         async with sandbox.client("ALPHA") as alpha, sandbox.client("BORE") as bore:
             pool = await pool_between(alpha, sandbox.company_ids["DESK"])
             tight = await quote_near(
-                alpha, await _their_view(alpha, rfq), now(), "-3", "1", pool_id=pool.pool_id
+                alpha, await their_view(alpha, rfq), now(), "-3", "1", pool_id=pool.pool_id
             )
             high_bid = await quote_near(
-                bore, await _their_view(bore, rfq), now(), "-1", "3", new_pool="BORE-DESK"
+                bore, await their_view(bore, rfq), now(), "-1", "3", new_pool="BORE-DESK"
             )
         board = await _show_board(app, pilot, rfq)
         table = board.table
@@ -117,10 +114,10 @@ async def test_y_trades_nothing_when_the_quote_was_replaced_and_offers_the_new_o
     app = desk()
     async with app.run_test(size=SIZE) as pilot:
         await refresh(app, pilot, Topic.COMPANIES)
-        rfq = await _my_rfq(sandbox, "ALPHA")
+        rfq = await my_rfq(sandbox, "ALPHA")
         async with sandbox.client("ALPHA") as alpha:
             pool = await pool_between(alpha, sandbox.company_ids["DESK"])
-            view = await _their_view(alpha, rfq)
+            view = await their_view(alpha, rfq)
             quote = await quote_near(
                 alpha, view, sandbox.clock.now(), "-1", "1", pool_id=pool.pool_id
             )
@@ -170,10 +167,10 @@ async def test_y_trades_nothing_when_the_quote_was_pulled_or_expired(
     app = desk()
     async with app.run_test(size=SIZE) as pilot:
         await refresh(app, pilot, Topic.COMPANIES)
-        rfq = await _my_rfq(sandbox, "ALPHA")
+        rfq = await my_rfq(sandbox, "ALPHA")
         async with sandbox.client("ALPHA") as alpha:
             pool = await pool_between(alpha, sandbox.company_ids["DESK"])
-            view = await _their_view(alpha, rfq)
+            view = await their_view(alpha, rfq)
             pulled = await quote_near(
                 alpha, view, sandbox.clock.now(), "-1", "1", pool_id=pool.pool_id
             )
@@ -213,7 +210,7 @@ async def test_buy_and_sell_are_not_offered_while_my_trade_on_the_rfq_clears(
     app = desk()
     async with app.run_test(size=SIZE) as pilot:
         await refresh(app, pilot, Topic.COMPANIES)
-        rfq = await _my_rfq(sandbox, "ALPHA", "BORE")
+        rfq = await my_rfq(sandbox, "ALPHA", "BORE")
         now = sandbox.clock.now
         async with (
             sandbox.client("ALPHA") as alpha,
@@ -222,10 +219,10 @@ async def test_buy_and_sell_are_not_offered_while_my_trade_on_the_rfq_clears(
         ):
             pool = await pool_between(alpha, sandbox.company_ids["DESK"])
             taken = await quote_near(
-                alpha, await _their_view(alpha, rfq), now(), "-1", "1", pool_id=pool.pool_id
+                alpha, await their_view(alpha, rfq), now(), "-1", "1", pool_id=pool.pool_id
             )
             await quote_near(
-                bore, await _their_view(bore, rfq), now(), "-0.5", "1.5", new_pool="BORE-DESK"
+                bore, await their_view(bore, rfq), now(), "-0.5", "1.5", new_pool="BORE-DESK"
             )
             await accept(mine, taken, TradeSide.BUY)  # waits for ALPHA's last look
         board = await _show_board(app, pilot, rfq)

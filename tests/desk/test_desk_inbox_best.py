@@ -11,23 +11,12 @@ from __future__ import annotations
 from typing import Any
 
 from tests.desk.kit.desk import SIZE, DeskFactory, refresh
-from tests.desk.kit.venue import mark_plus, perp_rfq, pool_between, quote_near
+from tests.desk.kit.venue import mark_plus, my_rfq, pool_between, quote_near, their_view
 from tui.api.models import RFQ, LegQuote, ReplaceQuoteRequest
 from tui.desk.messages import Topic
 from tui.desk.widgets.common import fmt
 from tui.desk.widgets.quote_board import BEST, QuoteBoard
 from tui.desk.widgets.rfq_inbox import RfqInbox, row_key
-
-
-async def _my_rfq(sandbox: Any, *makers: str) -> RFQ:
-    async with sandbox.client("DESK") as mine:
-        ids = [sandbox.company_ids[m] for m in makers]
-        return await mine.rfqs_new(perp_rfq(ids, "2", sandbox.clock.now()))
-
-
-async def _their_view(maker: Any, rfq: RFQ) -> RFQ:
-    (view,) = (await maker.rfqs_received(id=rfq.rfq_id)).result
-    return view
 
 
 def _inbox_says(app: Any, rfq: RFQ, column: str) -> str:
@@ -47,13 +36,13 @@ async def test_inbox_best_follows_the_quotes_poll_not_the_stale_rfq(
     app = desk()
     async with app.run_test(size=SIZE) as pilot:
         await refresh(app, pilot, Topic.COMPANIES, Topic.POOLS)
-        rfq = await _my_rfq(sandbox, "ALPHA", "BORE")
+        rfq = await my_rfq(sandbox, "ALPHA", "BORE")
         now = sandbox.clock.now
         async with sandbox.client("ALPHA") as alpha, sandbox.client("BORE") as bore:
             pool = await pool_between(alpha, sandbox.company_ids["DESK"])
-            view = await _their_view(alpha, rfq)
+            view = await their_view(alpha, rfq)
             first = await quote_near(alpha, view, now(), "10", "20", pool_id=pool.pool_id)
-            await quote_near(bore, await _their_view(bore, rfq), now(), "-8", "30", new_pool="B")
+            await quote_near(bore, await their_view(bore, rfq), now(), "-8", "30", new_pool="B")
             await refresh(app, pilot, Topic.RFQS_SENT, Topic.QUOTES_RECEIVED)
             assert _inbox_says(app, rfq, "bid") == fmt.price(mark_plus(view, "10"))
 
@@ -95,13 +84,13 @@ async def test_inbox_says_crossed_only_when_the_open_quotes_cross(
     app = desk()
     async with app.run_test(size=SIZE) as pilot:
         await refresh(app, pilot, Topic.COMPANIES)
-        rfq = await _my_rfq(sandbox, "ALPHA", "BORE")
+        rfq = await my_rfq(sandbox, "ALPHA", "BORE")
         now = sandbox.clock.now
         async with sandbox.client("ALPHA") as alpha, sandbox.client("BORE") as bore:
             pool = await pool_between(alpha, sandbox.company_ids["DESK"])
-            view = await _their_view(alpha, rfq)
+            view = await their_view(alpha, rfq)
             await quote_near(alpha, view, now(), "5", "9", pool_id=pool.pool_id)
-            await quote_near(bore, await _their_view(bore, rfq), now(), "-9", "2", new_pool="B")
+            await quote_near(bore, await their_view(bore, rfq), now(), "-9", "2", new_pool="B")
         await refresh(app, pilot, Topic.RFQS_SENT, Topic.QUOTES_RECEIVED)
         assert _inbox_says(app, rfq, "bid") == fmt.price(mark_plus(view, "5"))
         assert _inbox_says(app, rfq, "ask") == fmt.price(mark_plus(view, "2"))

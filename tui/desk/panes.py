@@ -214,10 +214,6 @@ class DeskPanes:
             if (pane := self.tabs.on_screen(tab)) is not None:
                 cast("Blotter | PositionsPane", pane).invalidate()
 
-    def summary(self) -> None:
-        """The header's portfolio line."""
-        self.app.query_one(PortfolioHeader).summary = self.book.summary
-
     def stats(self) -> None:
         """The market pane, when on screen, and a listing's detail, when open (the ticket
         reads its marks from the book when it prefills)."""

@@ -165,6 +165,19 @@ async def pool_between(client: ServiceClient, other_id: str) -> Any:
     raise AssertionError("no shared pool")
 
 
+async def my_rfq(sandbox: Any, *makers: str) -> RFQ:
+    """DESK asks ``makers`` (by short name) for 2 BTC perpetual."""
+    async with sandbox.client("DESK") as mine:
+        ids = [sandbox.company_ids[m] for m in makers]
+        return await mine.rfqs_new(perp_rfq(ids, "2", sandbox.clock.now()))
+
+
+async def their_view(maker: ServiceClient, rfq: RFQ) -> RFQ:
+    """``rfq`` as ``maker`` receives it."""
+    (view,) = (await maker.rfqs_received(id=rfq.rfq_id)).result
+    return view
+
+
 async def alpha_quotes_my_rfq(sandbox: Any, qty: str = "1") -> tuple[RFQ, Quote]:
     """DESK asks ALPHA for a BTC perpetual; ALPHA quotes it in the pool they share."""
     async with sandbox.client("DESK") as mine, sandbox.client("ALPHA") as alpha:
