@@ -72,6 +72,8 @@ from tui.desk.session import StaticConnector, connection_from_credentials  # noq
 from tui.desk.widgets.rfq_inbox import RfqInbox, row_key  # noqa: E402
 
 WATCH_EVERY_S = 0.02
+WRITE_COST = 20
+"""What every write of the trading API costs (the interface's table): how a write is told."""
 GRACE_S = 15.0
 """After the session, how long the last RFQs sent may take to show before they count missed."""
 SIZE = (140, 45)
@@ -214,6 +216,7 @@ async def session(document: dict[str, Any], folder: Path, options: argparse.Name
         ServiceClient(document["base_url"], alpha["api_key"], alpha["api_secret"]) as other,
     ):
         await wait_first_data(app)
+        write_waits = time_write_waits(app)
         await other.sync_clock()
         counterparty = Counterparty(other, ids["DESK"], options.rfq_every)
         other.on_call = counterparty.on_call
@@ -253,7 +256,28 @@ async def session(document: dict[str, Any], folder: Path, options: argparse.Name
         booked=booked,
         load=(load_start, load_end),
         cpu_s=cpu_s,
+        write_waits=write_waits,
     )
+
+
+def time_write_waits(app: DeskApp) -> list[float]:
+    """How long each of the trader's writes waits for tokens from now on (seconds; the price
+    the feed's share of the budget makes the trader pay). A write is a call of 20 tokens or
+    more asked with nothing kept free (the feed's polls keep the reserve)."""
+    assert app.client is not None
+    budget = app.client.budget
+    waits: list[float] = []
+    wait_and_charge = budget._wait_and_charge  # a probe of the bench, wrapped below
+
+    async def timed(cost: int, keep_free: int) -> Any:
+        started = time.monotonic()
+        charge = await wait_and_charge(cost, keep_free)
+        if cost >= WRITE_COST and keep_free == 0:
+            waits.append(time.monotonic() - started)
+        return charge
+
+    budget._wait_and_charge = timed  # type: ignore[method-assign]
+    return waits
 
 
 def _cpu_s() -> float:

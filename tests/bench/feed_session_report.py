@@ -21,6 +21,8 @@ from tui.api.endpoints import BUDGET_WINDOW_S, endpoint_named
 from tui.desk.feed.topics import SPECS
 from tui.desk.messages import Topic
 
+WRITE_WAITED_S = 0.01
+"""A write that waited longer than this for its tokens counts as having waited."""
 TARGET_MEDIAN_S = 1.0
 """Issue 11: a new received RFQ on screen within 1 s of its creation (median)."""
 
@@ -50,6 +52,8 @@ class Figures:
     booked: int
     load: tuple[float, float]
     cpu_s: float
+    write_waits: list[float] = field(default_factory=list)
+    """How long each write of the desk's trader waited for tokens (seconds)."""
     headline: list[str] = field(default_factory=list)
     """What was unusual about the run (an experiment, a quiet desk): said first."""
     notes: list[str] = field(default_factory=list)
@@ -147,6 +151,13 @@ def report(figures: Figures, each: bool = False) -> str:
     out.append(f"desk trader: {did}; trades booked (both sides) {figures.booked}")
     outcomes = ", ".join(f"{k} {v}" for k, v in sorted(figures.outcomes.items())) or "none"
     out.append(f"desk action outcomes: {outcomes}")
+    if figures.write_waits:
+        waited = sum(w > WRITE_WAITED_S for w in figures.write_waits)
+        median, p90, most = _quantiles(figures.write_waits)
+        out.append(
+            f"desk writes waiting for tokens: {waited} of {len(figures.write_waits)} waited; "
+            f"median {median:.2f} s  p90 {p90:.2f} s  max {most:.2f} s"
+        )
     out.append("")
     out.append(
         f"429s: desk client met {client_429} of {len(figures.exchanges)} exchanges "
