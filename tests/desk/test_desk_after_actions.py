@@ -49,7 +49,7 @@ async def test_a_permit_moves_the_trade_on_at_once(sandbox: Any, desk: DeskFacto
         assert trade.next_step is NextStep.APPROVE_DEPOSIT
         feed = await app.wait_connected()
         polls: list[Topic] = []
-        feed.kick = lambda *topics, **_: polls.extend(topics)  # type: ignore[method-assign]
+        feed.follow_up = lambda *topics, **_: polls.extend(topics)  # type: ignore[method-assign]
         await pilot.press("g", "p")
         await pilot.pause()
         form = app.screen

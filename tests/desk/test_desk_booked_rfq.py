@@ -42,7 +42,7 @@ async def test_a_booking_seen_on_the_quotes_closes_the_rfq_row_at_once(
         sandbox.advance(2)
         feed = await app.wait_connected()
         kicked: list[Topic] = []
-        feed.kick = lambda *topics, **_: kicked.extend(topics)  # type: ignore[method-assign]
+        feed.follow_up = lambda *topics, **_: kicked.extend(topics)  # type: ignore[method-assign]
         # Only the quotes are polled: they show the trade booked.
         await refresh(app, pilot, Topic.QUOTES_RECEIVED)
         booked = app.book.quotes_received[quote.parent_quote_id]

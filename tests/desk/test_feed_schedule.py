@@ -9,7 +9,7 @@ import asyncio
 from tests.api.kit.clocks import FakeTime
 from tui.api.budget import DESK_RESERVE_TOKENS, TokenBudget
 from tui.desk.feed.schedule import MIN_NAP_S, WAITING_ACTION_NAP_S, PollSchedule
-from tui.desk.feed.topics import ROUTINE_SHARE_TOKENS, SPECS
+from tui.desk.feed.topics import ROUTINE_FLOOR_TOKENS, ROUTINE_SHARE_TOKENS, SPECS
 from tui.desk.messages import Topic
 
 ROUTINE_DEAR = (Topic.SUMMARY, Topic.POOLS, Topic.RFQS_SENT)
@@ -41,7 +41,7 @@ def test_a_new_rfq_for_me_polls_ahead_of_kicks_and_priorities() -> None:
         poll(plan, topic)
     plan.set_hot({Topic.RFQS_RECEIVED})
     poll(plan, Topic.RFQS_RECEIVED)
-    plan.kick(Topic.QUOTES_SENT, Topic.TRADES)  # a user action changed these
+    plan.follow_up(Topic.QUOTES_SENT, Topic.TRADES)  # a user action changed these
     fake.advance(SPECS[Topic.RFQS_RECEIVED].hot_s + 0.01)
     due = plan.due()
     assert due[0] is Topic.RFQS_RECEIVED
@@ -143,7 +143,7 @@ def test_an_idle_schedule_sleeps_until_its_next_poll_and_a_kick_wakes_it() -> No
     assert plan.next_wake_s() == MIN_NAP_S
     # A kick a few seconds off: the schedule wakes for it, not before.
     poll(plan, Topic.TRADES)
-    plan.kick(Topic.TRADES, after_s=0.5)
+    plan.follow_up(Topic.TRADES, after_s=0.5)
     assert plan.next_wake_s() == 0.5
 
 
@@ -154,13 +154,63 @@ def test_a_kick_of_a_dear_money_topic_waits_for_its_gap() -> None:
         poll(plan, topic)
     gap = SPECS[Topic.SUMMARY].kick_gap_s
     assert gap > 0
-    plan.kick(Topic.SUMMARY, gap=True)  # a booking seen by a poll
+    plan.follow_up(Topic.SUMMARY, gap=True)  # a booking seen by a poll
     assert Topic.SUMMARY not in plan.due()
     assert plan.next_wake_s() <= gap
     fake.advance(gap)
     assert plan.due()[0] is Topic.SUMMARY
-    # The user's own kick (f5, an action) polls at once, gap or not.
+    # The user's own kick (f5) polls at once, gap or not.
     poll(plan, Topic.SUMMARY)
-    plan.kick(Topic.SUMMARY, gap=True)
+    plan.follow_up(Topic.SUMMARY, gap=True)
     plan.kick(Topic.SUMMARY)
     assert plan.due()[0] is Topic.SUMMARY
+
+
+def test_follow_ups_keep_to_the_routine_share_and_what_the_trader_asks_for_does_not() -> None:
+    fake = FakeTime()
+    plan = schedule(fake)
+    plan.set_hot({Topic.RFQS_RECEIVED})
+    for topic in plan.polling():
+        poll(plan, topic)
+    fake.advance(plan.budget.window_s + plan.budget.margin_s + 0.1)  # their tokens have left
+    assert plan.routine_share() == ROUTINE_SHARE_TOKENS, "no writes: the whole share"
+    spent = 0
+    while spent + 10 <= plan.routine_share():
+        poll(plan, ROUTINE_DEAR[spent // 10 % len(ROUTINE_DEAR)])
+        spent += 10
+    # What a booking implies (a poll saw it) and what an action changed wait for the share...
+    plan.follow_up(Topic.SUMMARY)
+    plan.follow_up(Topic.POOLS, gap=True)
+    fake.advance(SPECS[Topic.POOLS].kick_gap_s)
+    assert Topic.SUMMARY in plan.due()
+    assert not plan.fits(Topic.SUMMARY) and not plan.fits(Topic.POOLS)
+    # ...while what the trader asked for (f5, a tab just shown) does not.
+    plan.kick(Topic.POOLS)
+    assert plan.fits(Topic.POOLS)
+    assert plan.fits(Topic.RFQS_RECEIVED)
+
+
+def test_the_traders_writes_shrink_the_routine_share_down_to_its_floor() -> None:
+    fake = FakeTime()
+    plan = schedule(fake)
+    plan.set_hot({Topic.RFQS_RECEIVED})
+    urgent = SPECS[Topic.RFQS_RECEIVED]
+    need = -(-urgent.cost * plan.budget.window_s // urgent.hot_s)
+    assert plan.routine_share() == min(ROUTINE_SHARE_TOKENS, plan.budget.tokens - need)
+    assert plan.budget.try_acquire(20)  # a quote
+    assert plan.routine_share() == min(ROUTINE_SHARE_TOKENS, plan.budget.tokens - need - 20)
+    assert plan.budget.try_acquire(40)  # an accept and a permit
+    assert plan.routine_share() == ROUTINE_FLOOR_TOKENS
+    poll(plan, Topic.SUMMARY)  # what the polls spend is not a write
+    assert plan.routine_share() == ROUTINE_FLOOR_TOKENS
+    poll(plan, Topic.POOLS)
+    assert not plan.fits(Topic.RFQS_SENT), "the floor is spent"
+    # The writes leave the window: the share is whole again.
+    fake.advance(plan.budget.window_s + plan.budget.margin_s + 0.01)
+    assert plan.routine_share() == ROUTINE_SHARE_TOKENS
+    assert plan.fits(Topic.RFQS_SENT)
+
+
+def test_the_routine_floor_holds_any_routine_poll() -> None:
+    dearest = max(spec.cost for spec in SPECS.values() if not spec.urgent)
+    assert dearest <= ROUTINE_FLOOR_TOKENS

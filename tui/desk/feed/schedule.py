@@ -9,15 +9,28 @@ The order of polls due at once: a hot urgent topic first (a new RFQ for me waits
 then by priority and by how overdue each is. A kick never polls a topic sooner than its
 `PollSpec.kick_gap_s` after its last poll, so a run of bookings refreshes the dear money
 topics once, not once per booking.
+
+Two kinds of kick: one the trader *asked* for (f5, a tab just shown, the venue back after an
+outage: `kick`) goes at once within the budget; a *follow-up* (what an action or a poll implies
+may have changed: `follow_up`) goes ahead of the schedule's own polls but, while an urgent
+topic is hot, keeps to the routine share with them (`routine_share`), so a busy trader's
+bookings do not push a new RFQ for me off the screen.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Callable, Iterable
 
 from tui.api.budget import TokenBudget
-from tui.desk.feed.topics import HOT_ONLY, ROUTINE_SHARE_TOKENS, SPECS, backoff_s
+from tui.desk.feed.topics import (
+    HOT_ONLY,
+    ROUTINE_FLOOR_TOKENS,
+    ROUTINE_SHARE_TOKENS,
+    SPECS,
+    backoff_s,
+)
 from tui.desk.messages import Topic
 
 MIN_NAP_S = 0.01
@@ -48,14 +61,17 @@ class PollSchedule:
         self.hot: set[Topic] = set()
         self._last_run: dict[Topic, float] = {}
         self._kicked: set[Topic] = set()
+        self._asked: set[Topic] = set()
+        """Kicked topics the trader asked for (`kick`): they never keep to the routine share."""
         self._kick_at: dict[Topic, float] = {}
         self._gapped: set[Topic] = set()
         """Kicked topics whose kick came from a poll: they keep their kick gap."""
         self._inflight: set[Topic] = set()
         self._pending: dict[Topic, int] = {}
         """Tokens of the polls started and not yet ended (charged when their request leaves)."""
-        self._routine: list[tuple[float, int]] = []
-        """When each routine (not urgent) poll started and its cost: their share's window."""
+        self._spent: list[tuple[float, int, bool]] = []
+        """When each poll started, its cost, and whether it was routine (not urgent): what the
+        polls spent in the window, and the routine share's part of it."""
         self._failures: dict[Topic, int] = {}
         """Failed polls in a row, per topic: how far its next poll is put off (`backoff_s`)."""
         self._wake = asyncio.Event()
@@ -64,17 +80,26 @@ class PollSchedule:
     def set_hot(self, topics: Iterable[Topic]) -> None:
         """Poll these topics fast from now on; a topic that just turned hot polls at once."""
         new = set(topics)
-        self._kicked.update(new - self.hot)
+        self.kick(*(new - self.hot))
         self.hot = new
         self._wake.set()
 
-    def kick(self, *topics: Topic, after_s: float = 0.0, gap: bool = False) -> None:
-        """Poll these topics as soon as the budget allows (after a user action changed them).
+    def kick(self, *topics: Topic) -> None:
+        """Poll these topics now, as soon as the budget allows: the trader asked (f5, a tab
+        just shown, the venue answering again after an outage)."""
+        self._asked.update(topics)
+        self._gapped.difference_update(topics)
+        self._kicked.update(topics)
+        self._wake.set()
 
-        With ``after_s``, not now but that many seconds from now (sooner if already due
-        sooner): for what the venue finishes a little later, like a deposit confirming on
-        chain a block after it was sent. With ``gap`` (what a poll saw, not what the user
-        asked for), not sooner than each topic's `PollSpec.kick_gap_s` after its last poll.
+    def follow_up(self, *topics: Topic, after_s: float = 0.0, gap: bool = False) -> None:
+        """Poll these topics soon: an action, or what a poll saw, may have changed them.
+
+        Ahead of the schedule's own polls, within the routine share while an urgent topic is
+        hot (module docs). With ``after_s``, not now but that many seconds from now (sooner if
+        already due sooner): for what the venue finishes a little later, like a deposit
+        confirming on chain a block after it was sent. With ``gap`` (what a poll saw, not what
+        the user did), not sooner than each topic's `PollSpec.kick_gap_s` after its last poll.
         """
         self._wake.set()
         if gap:
@@ -137,25 +162,53 @@ class PollSchedule:
         return SPECS[topic].urgent and topic in self.hot
 
     def _keeps_share(self, topic: Topic) -> bool:
-        """Whether a poll of ``topic`` keeps to `ROUTINE_SHARE_TOKENS`: a routine one due by
-        its schedule while an urgent one is hot. A kicked one does not: the user asked for it
-        (f5, an action), or the desk is filling its panes again after the venue came back."""
+        """Whether a poll of ``topic`` keeps to the routine share (`routine_share`): any one
+        that is not urgent, while an urgent one is hot, unless the trader asked for it
+        (`kick`: f5, a tab shown, the desk filling its panes again after the venue came back)."""
         return (
             not self._urgent(topic)
-            and topic not in self._kicked
+            and topic not in self._asked
             and any(self._urgent(hot) for hot in self.hot)
         )
 
-    def _routine_wait(self, cost: int, now: float) -> float:
-        """Seconds until a routine poll of ``cost`` fits `ROUTINE_SHARE_TOKENS` (0: now).
-
-        A routine poll's tokens count for one window and the budget's margin from its start.
-        """
+    def _spent_lately(self, now: float) -> list[tuple[float, int, bool]]:
+        """The polls whose tokens still count: one window and the budget's margin from their
+        start (oldest first)."""
         keep = self.budget.window_s + self.budget.margin_s
-        self._routine = [(at, spent) for at, spent in self._routine if at + keep > now]
-        over = sum(spent for _, spent in self._routine) + cost - ROUTINE_SHARE_TOKENS
+        self._spent = [entry for entry in self._spent if entry[0] + keep > now]
+        return self._spent
+
+    def routine_share(self) -> int:
+        """Tokens the routine polls may spend in one window while an urgent topic is hot.
+
+        What the urgent poll needs at its pace and what the trader's own writes spent lately
+        (everything in the window the polls did not spend) come first; the routine polls get
+        the rest, never more than `ROUTINE_SHARE_TOKENS` and never less than
+        `ROUTINE_FLOOR_TOKENS` (the 1-token quotes polls and a dear poll now and then: a
+        clearing trade and the money panes still move while the trader is busy).
+        """
+        polled = sum(cost for _, cost, _ in self._spent_lately(self.monotonic()))
+        writes = max(0, self.budget.used() - polled)
+        left = self.budget.tokens - self._urgent_need() - writes
+        return max(ROUTINE_FLOOR_TOKENS, min(ROUTINE_SHARE_TOKENS, left))
+
+    def _urgent_need(self) -> int:
+        """Tokens per window the hot urgent polls spend at their pace."""
+        return sum(
+            math.ceil(SPECS[t].cost * self.budget.window_s / SPECS[t].hot_s)
+            for t in self.hot
+            if self._urgent(t)
+        )
+
+    def _routine_wait(self, cost: int, now: float) -> float:
+        """Seconds until a routine poll of ``cost`` fits the routine share (0: now): until
+        enough of the routine polls before it leave the window (the share is never smaller
+        than a poll: `ROUTINE_FLOOR_TOKENS`)."""
+        routine = [(at, spent) for at, spent, is_routine in self._spent_lately(now) if is_routine]
+        over = sum(spent for _, spent in routine) + cost - self.routine_share()
+        keep = self.budget.window_s + self.budget.margin_s
         wait = 0.0
-        for at, spent in self._routine:  # oldest first: they leave first
+        for at, spent in routine:  # oldest first: they leave first
             if over <= 0:
                 break
             over -= spent
@@ -218,10 +271,11 @@ class PollSchedule:
         """A poll of ``topic`` starts now: its tokens are pending and its kick is spent."""
         self._pending[topic] = SPECS[topic].cost
         self._kicked.discard(topic)
+        self._asked.discard(topic)
         self._gapped.discard(topic)
         self._last_run[topic] = self.monotonic()
-        if SPECS[topic].cost and not self._urgent(topic):
-            self._routine.append((self._last_run[topic], SPECS[topic].cost))
+        if SPECS[topic].cost:
+            self._spent.append((self._last_run[topic], SPECS[topic].cost, not self._urgent(topic)))
 
     def _ended(self, topic: Topic) -> None:
         """A poll of ``topic`` ended (either way): its tokens are the budget's to count."""

@@ -24,7 +24,9 @@ poll sees a trade booked into its pool (a quote reaching ``success_trades_booked
 new trade leg) or a transfer confirmed, the portfolio summary, pools and positions
 (`MONEY_TOPICS`, `MoneyWatch`) are kicked instead of waiting for their slow poll; a user
 action that moves money schedules them a few seconds later, when the chain has confirmed it
-(`Feed.kick_money`). Kicked polls go ahead of routine ones but obey the same budget.
+(`Feed.kick_money`). Kicked polls go ahead of routine ones but obey the same budget; while a
+new RFQ for me is urgent, only what the trader asked for (`kick`) goes outside the routine
+polls' share, and what actions and polls imply (`follow_up`) keeps to it.
 """
 
 from __future__ import annotations
@@ -120,7 +122,7 @@ class Feed(PollSchedule):
         pending, a trade is clearing), and the action itself just spent the budget the polls
         would need. A booking or a confirmation seen earlier kicks them sooner anyway.
         """
-        self.kick(*MONEY_TOPICS, Topic.TRANSFERS, after_s=MONEY_FOLLOW_UP_S, gap=True)
+        self.follow_up(*MONEY_TOPICS, Topic.TRANSFERS, after_s=MONEY_FOLLOW_UP_S, gap=True)
 
     def show_tab(self, tab: str) -> None:
         """The desk shows ``tab`` now: what it shows (and what waits for the user) polls fast."""
@@ -143,7 +145,7 @@ class Feed(PollSchedule):
     def after_action(self, outcome: ActionOutcome) -> None:
         """A user action ended: poll what it changed, and the money topics if it moved money."""
         if outcome.refresh:
-            self.kick(*outcome.refresh)
+            self.follow_up(*outcome.refresh)
         if outcome.money and outcome.ok:
             self.kick_money()
 
@@ -252,6 +254,7 @@ class Feed(PollSchedule):
             if topic not in self.topics:
                 continue
             self._kicked.discard(topic)
+            self._asked.discard(topic)
             self._gapped.discard(topic)
             self._last_run[topic] = self.monotonic()
             await self.poll(topic)
@@ -288,7 +291,7 @@ class Feed(PollSchedule):
         self._set_connection(ConnectionState.CONNECTED, "")
         self._news.polled(topic)
         if kicks := self._money.kicks(topic, self._fetcher.records(topic)):
-            self.kick(*kicks, gap=True)
+            self.follow_up(*kicks, gap=True)
         if topic in STEERING:
             self._steer()
         if isinstance(message, RfqsUpdated) and message.direction == "received":
@@ -300,8 +303,7 @@ class Feed(PollSchedule):
 
     def _resume(self) -> None:
         """The venue answers again: what was failing polls now, not when its backoff ends."""
-        self._kicked.update(self.failing)
-        self._kicked.update(self._failures)
+        self.kick(*self.failing, *self._failures)
         self._failures.clear()
 
     def _failed(self, topic: Topic, error: Exception) -> None:

@@ -90,8 +90,13 @@ schedule asks for about 50 tokens per 10 s window, under the 60 the polls may us
 """
 
 ROUTINE_SHARE_TOKENS = 40
-"""The most the polls that are not urgent spend in one window: whatever else the trader's
-writes leave goes to the urgent ones (a new RFQ on screen within a second wants ~55)."""
+"""The most the polls that are not urgent spend in one window while an urgent one is hot:
+whatever else the trader's writes leave goes to the urgent ones (a new RFQ on screen within a
+second wants ~55). The trader's writes shrink it (`PollSchedule.routine_share`)."""
+
+ROUTINE_FLOOR_TOKENS = 20
+"""The least the routine polls keep however much the trader writes: the 1-token quotes polls
+(a last look, a clearing step) and a dear poll now and then. Never below a poll's cost."""
 
 PAGE_LIMITS: dict[Topic, int] = {
     Topic.TRADES: 10_000,
