@@ -36,7 +36,10 @@ PANE_TOPICS: tuple[tuple[str, tuple[Topic, ...]], ...] = (
     ("trades", (Topic.TRADES,)),
     ("market", (Topic.STATS,)),
 )
-"""Status-bar panes and the topics whose freshness they show."""
+"""Status-bar panes and the topics whose freshness they show, the lead topic first: the age
+shown is the lead's when it is polled fast (the inbox's is that of the RFQs sent to me, what a
+maker watches; my own RFQs' prices come from the 2 s quotes poll, their status from a 20 s
+one), and the pane turns stale when any of its topics does."""
 
 NOT_CONNECTED: tuple[PaneAge, ...] = tuple(PaneAge(pane, None, False) for pane, _ in PANE_TOPICS)
 """Every pane before there is a feed: no data yet, and not stale either."""
@@ -78,16 +81,18 @@ def pane_ages(
     is_stale: Callable[[Topic], bool],
     now: datetime,
 ) -> tuple[PaneAge, ...]:
-    """Each status-bar pane's age and staleness, for the panes whose topics are polled."""
+    """Each status-bar pane's age and staleness, for the panes whose topics are polled
+    (`PANE_TOPICS` says whose age is shown)."""
     polled = set(polled)
     ages = []
     for pane, pane_topics in PANE_TOPICS:
         topics = tuple(t for t in pane_topics if t in polled)
         if not topics:
             continue
-        # The age shown is that of the data that should be freshest: the hot topics of the
-        # pane when it has any (a cold companion topic would always look old).
-        shown = [t for t in topics if t in hot] or list(topics)
+        # The lead topic's age when it polls fast; else the oldest hot one's (a cold companion
+        # topic would always look old), or the oldest of all when none is hot.
+        lead = topics[0]
+        shown = [lead] if lead in hot else [t for t in topics if t in hot] or list(topics)
         known = [last_ok[t] for t in shown if t in last_ok]
         age = (now - min(known)).total_seconds() if len(known) == len(shown) else None
         ages.append(PaneAge(pane, age, any(is_stale(t) for t in topics)))
