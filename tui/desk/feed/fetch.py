@@ -47,15 +47,14 @@ RESEND_AFTER = ANSWER_KEPT
 book lays an unconfirmed answer over the polls for `ANSWER_KEPT` at most."""
 
 
-class Unchanged(Message, no_dispatch=True):
+@dataclass(frozen=True, slots=True)
+class Unchanged:
     """A poll of ``topic`` found the records its last snapshot carried: nothing to file or draw.
 
-    The feed posts nothing for it (it only says the poll was made).
+    Not a message: the feed posts nothing for it (it only notes that the poll was made).
     """
 
-    def __init__(self, topic: Topic) -> None:
-        super().__init__()
-        self.topic = topic
+    topic: Topic
 
 
 class StatsSource(Protocol):
@@ -118,7 +117,7 @@ class Fetcher:
         listing.final_prefix = prefix
         return records
 
-    async def fetch(self, topic: Topic) -> Message:
+    async def fetch(self, topic: Topic) -> Message | Unchanged:
         """Fetch ``topic`` (every page) and wrap it in its snapshot message, or `Unchanged`
         when it carries what the topic's last snapshot did (see module docs)."""
         message = await self._snapshot(topic)
