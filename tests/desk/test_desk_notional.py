@@ -125,7 +125,7 @@ async def test_a_calendar_spread_shows_its_gross_notional_everywhere(
 
             (trade,) = app.book.tracked_trades()
             # Futures only: no premium, whatever the structure price.
-            assert trade.notional == expected and trade.premium is None
+            assert trade.notionals == {"BTC": expected} and trade.premium is None
             assert trade.notionals == {"BTC": expected}
             prompt = str(app.query_one(TradeTracker).options.get_option_at_index(0).prompt)
             assert f"notional BTC {fmt.money(expected)} USDC" in prompt
@@ -139,4 +139,4 @@ async def test_a_calendar_spread_shows_its_gross_notional_everywhere(
             maker.rfqs_received = {r.rfq_id: r for r in (await alpha.rfqs_received()).result}
             maker.quotes_sent = {q.parent_quote_id: q for q in (await alpha.quotes_sent()).result}
             (seen,) = maker.tracked_trades()
-            assert seen.side == TradeSide.SELL and seen.notional == expected
+            assert seen.side == TradeSide.SELL and seen.notionals == {"BTC": expected}

@@ -186,11 +186,6 @@ class TrackedTrade:
         return self.quote.parent_quote_id
 
     @property
-    def notional(self) -> Decimal | None:
-        """The gross notional over the legs (`gross_notional`), when every leg is priced."""
-        return gross_notional(self.fills) if self.fills is not None else None
-
-    @property
     def notionals(self) -> dict[str, Decimal] | None:
         """The notional per underlying (`notional_by_underlying`), when every leg is priced."""
         if self.fills is None or self.rfq is None:
