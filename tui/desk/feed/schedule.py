@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable
 
 from tui.api.budget import TokenBudget
 from tui.desk.feed.topics import (
+    CHEAP_POLL_TOKENS,
     HOT_ONLY,
     ROUTINE_FLOOR_TOKENS,
     ROUTINE_SHARE_TOKENS,
@@ -161,10 +162,12 @@ class PollSchedule:
     def _urgent(self, topic: Topic) -> bool:
         return SPECS[topic].urgent and topic in self.hot
 
-    def _keeps_share(self, topic: Topic) -> bool:
-        """Whether a poll of ``topic`` keeps to the routine share (`routine_share`): any one
-        that is not urgent, while an urgent one is hot, unless the trader asked for it
-        (`kick`: f5, a tab shown, the desk filling its panes again after the venue came back)."""
+    def _is_routine(self, topic: Topic) -> bool:
+        """Whether a poll of ``topic`` is routine now: not urgent, while an urgent one is hot,
+        and not asked for by the trader (`kick`: f5, a tab shown, the desk filling its panes
+        again after the venue came back). A routine poll leaves room for the next urgent one;
+        a dear one also keeps to the routine share (`routine_share`). A cheap one
+        (`CHEAP_POLL_TOKENS`: the quotes, what shows a last look or a deposit due) does not."""
         return (
             not self._urgent(topic)
             and topic not in self._asked
@@ -179,13 +182,13 @@ class PollSchedule:
         return self._spent
 
     def routine_share(self) -> int:
-        """Tokens the routine polls may spend in one window while an urgent topic is hot.
+        """Tokens the dear routine polls may spend in one window while an urgent topic is hot.
 
         What the urgent poll needs at its pace and what the trader's own writes spent lately
         (everything in the window the polls did not spend) come first; the routine polls get
         the rest, never more than `ROUTINE_SHARE_TOKENS` and never less than
-        `ROUTINE_FLOOR_TOKENS` (the 1-token quotes polls and a dear poll now and then: a
-        clearing trade and the money panes still move while the trader is busy).
+        `ROUTINE_FLOOR_TOKENS` (a dear poll now and then: the money panes and my RFQs' status
+        still move while the trader is busy; the cheap polls are not counted in it).
         """
         polled = sum(cost for _, cost, _ in self._spent_lately(self.monotonic()))
         writes = max(0, self.budget.used() - polled)
@@ -204,7 +207,11 @@ class PollSchedule:
         """Seconds until a routine poll of ``cost`` fits the routine share (0: now): until
         enough of the routine polls before it leave the window (the share is never smaller
         than a poll: `ROUTINE_FLOOR_TOKENS`)."""
-        routine = [(at, spent) for at, spent, is_routine in self._spent_lately(now) if is_routine]
+        routine = [
+            (at, spent)
+            for at, spent, is_routine in self._spent_lately(now)
+            if is_routine and spent > CHEAP_POLL_TOKENS
+        ]
         over = sum(spent for _, spent in routine) + cost - self.routine_share()
         keep = self.budget.window_s + self.budget.margin_s
         wait = 0.0
@@ -222,7 +229,7 @@ class PollSchedule:
         Polls started but still in flight count as spent: the client charges the budget only
         when a poll's request goes out, so several polls started in one tick must not each see
         the same free tokens. Every poll leaves the reserve free; the routine ones also keep
-        to their share (`_keeps_share`) and leave room for the next urgent poll on top of the
+        to their share (`_is_routine`) and leave room for the next urgent poll on top of the
         reserve, so an urgent one never waits behind them; none starts while a trader's action
         waits for tokens.
         """
@@ -230,12 +237,12 @@ class PollSchedule:
         if cost == 0:
             return 0.0
         need = cost + sum(self._pending.values())
-        routine = self._keeps_share(topic)
+        routine = self._is_routine(topic)
         reserve = self.keep_free + (self._urgent_cost() if routine else 0)
         if self.budget.waiting or need + reserve > self.budget.tokens:
             return float("inf")
         wait = self.budget.wait_time(need, reserve)
-        if routine:
+        if routine and cost > CHEAP_POLL_TOKENS:
             wait = max(wait, self._routine_wait(cost, self.monotonic()))
         return wait
 

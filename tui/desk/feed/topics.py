@@ -94,9 +94,13 @@ ROUTINE_SHARE_TOKENS = 40
 whatever else the trader's writes leave goes to the urgent ones (a new RFQ on screen within a
 second wants ~55). The trader's writes shrink it (`PollSchedule.routine_share`)."""
 
-ROUTINE_FLOOR_TOKENS = 20
-"""The least the routine polls keep however much the trader writes: the 1-token quotes polls
-(a last look, a clearing step) and a dear poll now and then. Never below a poll's cost."""
+ROUTINE_FLOOR_TOKENS = 10
+"""The least the dear routine polls keep however much the trader writes: one per window (the
+summary, the pools and my RFQs' status take turns). Never below a poll's cost."""
+
+CHEAP_POLL_TOKENS = 1
+"""A poll this cheap (the quotes: a last look due, a clearing step) keeps to no share: it costs
+the urgent poll nothing worth saving, and the trader's own trades move on it."""
 
 PAGE_LIMITS: dict[Topic, int] = {
     Topic.TRADES: 10_000,
