@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, cast
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import ContentSwitcher, Footer, Static, TabbedContent, TabPane
+from textual.widgets._footer import FooterKey
 
 from tui.desk.widgets.attention import Attention
 from tui.desk.widgets.portfolio_header import PortfolioHeader
@@ -95,6 +96,14 @@ class DeskFooter(Footer):
             self._shown = shown
             await self.recompose()
         self.keys_shown.set()
+
+    def compose(self) -> ComposeResult:
+        """Textual's keys with the help key first: the footer is cut at the right on a narrow
+        terminal, and `?` must show on every tab."""
+        widgets = list(super().compose())
+        first = [w for w in widgets if isinstance(w, FooterKey) and w.action == "help"][:1]
+        yield from first
+        yield from (w for w in widgets if w not in first)
 
     def _keys(self) -> tuple[object, ...]:
         """Everything the footer's keys are composed from."""
