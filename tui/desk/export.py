@@ -4,12 +4,14 @@ Amounts are written as the venue sent them (plain decimal strings, never floats,
 separators): a transfer's ``qty`` is the amount moved, its direction is ``transfer_type``, as
 on the Pools tab. Times are RFC 3339 UTC. Every company and pool id has its name in the next
 column (empty while the desk does not know it). Files go under the user data dir's ``exports``
-folder with a timestamped name.
+folder with a timestamped name; a trader's trades are private, so the folder is the user's alone
+(0700) and so is each file (0600).
 """
 
 from __future__ import annotations
 
 import csv
+import os
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
@@ -134,9 +136,18 @@ def transfer_row(transfer: Transfer, names: Names | None = None) -> dict[str, st
     }
 
 
+PRIVATE_FOLDER = 0o700
+PRIVATE_FILE = 0o600
+"""The modes of the exports folder and of each file in it: the user's alone."""
+
+
 def _write(path: Path, fields: tuple[str, ...], rows: Iterable[dict[str, str]]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="", encoding="utf-8") as handle:
+    path.parent.mkdir(mode=PRIVATE_FOLDER, parents=True, exist_ok=True)
+    # A folder made by an older desk (0755) is made private too.
+    path.parent.chmod(PRIVATE_FOLDER)
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE)
+    os.fchmod(descriptor, PRIVATE_FILE)  # a file that was there keeps its mode otherwise
+    with open(descriptor, "w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=fields)
         writer.writeheader()
         writer.writerows(rows)

@@ -2,6 +2,8 @@
 
 The venue's standard expiries and a strike grid around the mark (`calendar`), a structure as
 typed (`draft`), the templates and the last RFQ kept on disk (`templates`), the delta-hedge leg
-(`hedge`) and what the builder knows of the market (`market`). The builder screen itself is
-`tui.desk.screens.new_rfq`; its list fields and small dialogs are `fields` and `dialogs` here.
+(`hedge`), what the builder knows of the market (`market`), and the venue's quantity ticks and
+price precision a quantity and a strike are held to (`ticks`, `strikes`). The builder screen
+itself is `tui.desk.screens.new_rfq`; its list fields and small dialogs are `fields` and
+`dialogs` here.
 """

@@ -9,11 +9,15 @@ companies (market makers preselected). ``ctrl+y`` (delta hedge), ``ctrl+t``/``ct
 (templates) and ``ctrl+r`` (the last RFQ) are `tui.desk.builder.fast`'s; a builder can open
 prefilled (``prefill``, `NewRfqScreen.from_book`): the Positions tab's offset, or the draft
 the trader backed out of (``kept``: ``escape`` loses nothing typed; ``n`` brings it back, and
-``ctrl+l`` starts afresh). The quantity is checked against each underlying's quantity tick
-before it is sent (`tui.desk.builder.ticks`).
+``ctrl+l`` starts afresh: one leg, the market makers ticked, its first field focused). ``ctrl+a``
+adds a leg on the structure's underlying (the leg before it's) and focuses it. The quantity is
+checked against each underlying's quantity tick before it is sent (`tui.desk.builder.ticks`),
+a strike against how the venue writes its underlying's prices (`tui.desk.builder.strikes`); a
+refusal under a field goes once the field passes (`ErrorsFollowFields`).
 
 ``ctrl+s`` and what follows (the checks, the send through the taker role while the builder
-waits, the venue's answer under the field it names) are `tui.desk.screens.rfq_sending`'s.
+waits, the venue's answer under the field it names) are `tui.desk.screens.rfq_sending`'s; the
+lines of words (the structure, the list in use, who it goes to) `tui.desk.screens.rfq_telling`'s.
 """
 
 from __future__ import annotations
@@ -24,21 +28,21 @@ from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
 
-from textual import events, on
 from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.markup import escape
+from textual.css.query import NoMatches
+from textual.widget import Widget
 from textual.widgets import Button, Footer, Input, Label, Select, SelectionList, Static
 
-from tui.api.models import RFQ, Company, NewRfqRequest
+from tui.api.models import RFQ, Company, NewRfqRequest, PrecisionRequirements
 from tui.desk.book import DeskBook
 from tui.desk.builder.calendar import StandardExpiry, standard_expiries
 from tui.desk.builder.draft import EMPTY, LegDraft, StructureDraft
 from tui.desk.builder.fast import MAX_LEGS, BuildingFast
-from tui.desk.builder.fields import ChoiceInput, choice_strip
 from tui.desk.builder.market import BuilderMarket, builder_market, builder_underlyings
+from tui.desk.builder.strikes import strike_precisions
 from tui.desk.builder.templates import TemplateStore
 from tui.desk.builder.ticks import qty_ticks
 from tui.desk.guardrails import DEFAULTS, GuardrailSettings
@@ -46,10 +50,11 @@ from tui.desk.messages import ActionRequest
 from tui.desk.screens.rfq_legs import LegRow, TargetList, lp_preselection
 from tui.desk.screens.rfq_request import DEFAULT_RFQ_EXPIRY_S
 from tui.desk.screens.rfq_sending import SendingRfqScreen
-from tui.desk.widgets.common.forms import show_errors
+from tui.desk.screens.rfq_telling import TellingRfqScreen
+from tui.desk.widgets.common.forms import ErrorsFollowFields, show_errors
 
 
-class NewRfqScreen(BuildingFast, SendingRfqScreen):
+class NewRfqScreen(BuildingFast, ErrorsFollowFields, TellingRfqScreen, SendingRfqScreen):
     """The structure builder (see module docs).
 
     A valid request leaves as `NewRfqScreen.Send`; the builder stays open, saying it is
@@ -107,13 +112,14 @@ class NewRfqScreen(BuildingFast, SendingRfqScreen):
         sent_rfqs: Callable[[], Iterable[RFQ]] | None = None,
         guardrails: GuardrailSettings = DEFAULTS,
         qty_ticks: dict[str, Decimal] | None = None,
+        strike_precision: dict[str, PrecisionRequirements] | None = None,
         kept: bool = False,
     ) -> None:
         """``prefill``: the structure to open with (legs, qty, and the companies to ask, or
         None for the market makers); ``kept``: the prefill is the draft the trader backed out
         of; ``sent_rfqs``: the RFQs already sent (the duplicate check); ``templates``: where
         templates and the last RFQ are kept (None: in memory); ``qty_ticks``: each asset's
-        quantity tick."""
+        quantity tick; ``strike_precision``: how each asset's prices are written (strikes)."""
         super().__init__()
         self.companies = companies
         self.underlyings = underlyings
@@ -125,6 +131,7 @@ class NewRfqScreen(BuildingFast, SendingRfqScreen):
         self.sent_rfqs = sent_rfqs or (lambda: ())
         self.guardrails = guardrails
         self.qty_ticks = qty_ticks or {}
+        self.strike_precision = strike_precision or {}
         self.kept = kept
         self._blank: StructureDraft | None = None
         self.left_draft: StructureDraft | None = None
@@ -148,8 +155,8 @@ class NewRfqScreen(BuildingFast, SendingRfqScreen):
         kept: bool = False,
     ) -> NewRfqScreen:
         """A builder fed from the book: companies, underlyings (majors first), funding
-        intervals, quantity ticks, marks and mark vols, the RFQs sent; templates in
-        ``data_folder``."""
+        intervals, quantity ticks, price precisions, marks and mark vols, the RFQs sent;
+        templates in ``data_folder``."""
         stats = book.stats
         return cls(
             book.counterparties(),
@@ -166,6 +173,7 @@ class NewRfqScreen(BuildingFast, SendingRfqScreen):
             sent_rfqs=lambda: list(book.rfqs_sent.values()),
             guardrails=guardrails,
             qty_ticks=qty_ticks(book.assets),
+            strike_precision=strike_precisions(book.assets),
             kept=kept,
         )
 
@@ -234,11 +242,10 @@ class NewRfqScreen(BuildingFast, SendingRfqScreen):
     def _mount_leg(self, leg: LegDraft | None = None) -> AwaitComplete:
         index = self.leg_count
         self.leg_count += 1
-        first = self.underlyings[0] if self.underlyings else "BTC"
         row = LegRow(
             index,
             self.underlyings,
-            leg or LegDraft(underlying=first),
+            leg or LegDraft(underlying=self._structure_underlying()),
             self.market,
             self.expiries,
             self.clock(),
@@ -247,12 +254,25 @@ class NewRfqScreen(BuildingFast, SendingRfqScreen):
         error.display = False
         return AwaitComplete(self.query_one("#builder-legs").mount_all([row, error]))
 
-    def action_add_leg(self) -> None:
-        """Add a leg (up to `MAX_LEGS`)."""
+    def _structure_underlying(self) -> str:
+        """What a new leg trades: the underlying of the leg before it (a new RFQ's: the first
+        listed)."""
+        rows = self.leg_rows()
+        if rows:
+            try:
+                return rows[-1].values()["underlying"] or rows[-1].leg.underlying
+            except NoMatches:  # its fields are not composed yet
+                return rows[-1].leg.underlying
+        return self.underlyings[0] if self.underlyings else "BTC"
+
+    async def action_add_leg(self) -> None:
+        """Add a leg (up to `MAX_LEGS`) on the structure's underlying, its first field focused."""
         if self.leg_count >= MAX_LEGS:
             show_errors(self, {"legs": f"at most {MAX_LEGS} legs"})
             return
-        self._mount_leg()
+        index = self.leg_count
+        await self._mount_leg()
+        self.query_one(f"#type-{index}", Select).focus()
 
     def action_remove_leg(self) -> None:
         """Drop the last leg (one always stays)."""
@@ -262,6 +282,14 @@ class NewRfqScreen(BuildingFast, SendingRfqScreen):
         index = self.leg_count
         self.query_one(f"#leg-row-{index}").remove()
         self.query_one(f"#err-leg-{index}").remove()
+
+    def error_field(self, widget: Widget) -> str:
+        """A leg's fields (``ratio-1``, ``strike-1`` ...) show their refusal under the leg
+        (``#err-leg-1``); the others under themselves."""
+        for row in widget.ancestors:
+            if isinstance(row, LegRow):
+                return f"leg-{row.index}"
+        return str(widget.id or "")
 
     def leg_rows(self) -> list[LegRow]:
         """The leg rows, in order."""
@@ -304,70 +332,6 @@ class NewRfqScreen(BuildingFast, SendingRfqScreen):
         if self.focused is None:
             self.query_one("#qty", Input).focus()
 
-    # -- what the builder says ----------------------------------------------------------------
-
-    def note(self, text: str) -> None:
-        """A line of news under the quantity (a template loaded, a hedge added, a duplicate)."""
-        note = self.query_one("#builder-note", Static)
-        note.update(escape(text))
-        note.display = bool(text)
-
-    @on(Input.Changed)
-    @on(Select.Changed)
-    def _show_words(self) -> None:
-        """The structure in words (call and put in full), and the list of the field in use."""
-        if not self.is_mounted:
-            return
-        # A leg added a moment ago may not have its fields yet: it speaks once it has.
-        built = [row for row in self.leg_rows() if row.query(f"#type-{row.index}")]
-        words = [f"{row.index + 1}: {row.draft().words()}" for row in built]
-        self.query_one("#builder-words", Static).update(
-            f"[$text-muted]legs:[/] {escape(' · '.join(words))}" if words else ""
-        )
-        focused = self.focused
-        if isinstance(focused, ChoiceInput):
-            self._show_strip(focused)
-
-    @on(events.DescendantFocus)
-    def _focus_moved(self, event: events.DescendantFocus) -> None:
-        # One line for both: the list of the field in use, else the structure in words.
-        if isinstance(event.widget, ChoiceInput):
-            self._show_strip(event.widget)
-        else:
-            self.query_one("#choice-strip").display = False
-            self.query_one("#builder-words").display = True
-
-    def on_resize(self, event: events.Resize) -> None:
-        """A short terminal leaves the keys' line to the footer."""
-        self.set_class(event.size.height < 30, "-short")
-
-    def action_list_step(self, step: int) -> None:
-        """Up and down in an expiry or strike field: the previous or next value of its list."""
-        if isinstance(self.focused, ChoiceInput):
-            self.focused.step(step)
-
-    @on(ChoiceInput.Stepped)
-    def _stepped(self, event: ChoiceInput.Stepped) -> None:
-        self._show_strip(event.field)
-
-    def _show_strip(self, field: ChoiceInput) -> None:
-        strip = self.query_one("#choice-strip", Static)
-        width = self.query_one("#rfq-builder").content_region.width or 76
-        strip.update(choice_strip(field, width))
-        strip.display = True
-        self.query_one("#builder-words").display = False
-
-    @on(SelectionList.SelectedChanged, "#targets")
-    def _show_targets(self) -> None:
-        """Say in words who the RFQ goes to (the ticks alone are easy to misread)."""
-        picked = set(self.query_one("#targets", SelectionList).selected)
-        names = [c.short_name for c in self.companies if c.id in picked]
-        summary = self.query_one("#targets-summary", Static)
-        if names:
-            summary.update(f"[$text-muted]goes to {len(names)}:[/] {' '.join(names)}")
-        else:
-            summary.update("[$warning]no company picked: space ticks the one under the cursor[/]")
-
     def action_cancel(self) -> None:
         """Close the builder (an RFQ already on its way is still sent); what was typed stays
         in `left_draft` for whoever opened it to keep."""
@@ -376,12 +340,14 @@ class NewRfqScreen(BuildingFast, SendingRfqScreen):
         self.dismiss(None)
 
     async def action_start_afresh(self) -> None:
-        """Empty the builder: one leg, quantity 1, the market makers, the default time."""
+        """Empty the builder: one leg, quantity 1, the market makers ticked (and only they),
+        the default time; the leg's first field focused."""
         makers = tuple(c.id for c in self.companies if c.is_lp)
         await self.load(StructureDraft(legs=EMPTY.legs, targets=makers), "started afresh")
         self.query_one("#expiry", Input).value = str(DEFAULT_RFQ_EXPIRY_S)
         self.prefill, self.kept = None, False
         self._blank = self.draft()
+        self.set_focus(self.query_one("#type-0", Select), scroll_visible=False)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """The buttons mirror the keys."""

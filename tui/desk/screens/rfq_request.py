@@ -7,6 +7,8 @@ path). No Textual here: the builder screen (`tui.desk.screens.new_rfq`) reads an
 
 from __future__ import annotations
 
+import calendar
+import re
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -15,7 +17,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from tui.api.errors import ApiError
-from tui.api.models import InstrumentType, NewRfqRequest
+from tui.api.models import InstrumentType, NewRfqRequest, PrecisionRequirements
+from tui.desk.builder.strikes import strike_problem
 from tui.desk.builder.ticks import qty_tick_problem
 from tui.desk.widgets.common.amounts import parse_amount, parse_optional_amount, parse_whole
 from tui.desk.widgets.common.forms import FORM, FormError, api_error_path, errors_from_api
@@ -65,13 +68,28 @@ def rfq_errors_from_api(error: ApiError) -> dict[str, str]:
     return errors
 
 
+_DAY = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
+
+
 def parse_expiry_date(text: str, field: str) -> datetime:
-    """``2026-03-27`` -> that day at 08:00 UTC."""
-    try:
-        day = datetime.strptime(text.strip(), "%Y-%m-%d")
-    except ValueError:
-        raise FormError({field: "expiry: use YYYY-MM-DD"}) from None
-    return day.replace(hour=EXPIRY_HOUR_UTC, tzinfo=UTC)
+    """``2026-03-27`` -> that day at 08:00 UTC; a date in the right form that does not exist
+    is refused saying which part (``month 13 does not exist``)."""
+    typed = text.strip()
+    match = _DAY.match(typed)
+    if match is None:
+        raise FormError({field: "expiry: use YYYY-MM-DD"})
+    year, month, day = (int(part) for part in match.groups())
+    if year < 1:
+        raise FormError({field: f"expiry: year {year} does not exist (typed {typed})"})
+    if not 1 <= month <= 12:
+        raise FormError({field: f"expiry: month {month} does not exist (typed {typed})"})
+    days = calendar.monthrange(year, month)[1]
+    if not 1 <= day <= days:
+        name = calendar.month_name[month]
+        raise FormError(
+            {field: f"expiry: {name} {year} has {days} days, not {day} (typed {typed})"}
+        )
+    return datetime(year, month, day, EXPIRY_HOUR_UTC, tzinfo=UTC)
 
 
 def build_rfq_request(
@@ -82,12 +100,14 @@ def build_rfq_request(
     now: datetime,
     funding_intervals: dict[str, int] | None = None,
     qty_ticks: Mapping[str, Decimal] | None = None,
+    strike_precision: Mapping[str, PrecisionRequirements] | None = None,
 ) -> NewRfqRequest:
     """The `NewRfqRequest` of the builder, or a `FormError` naming every bad field.
 
     ``legs`` holds each leg's typed values by name: type, underlying, side, ratio, expiry,
     strike, payoff; ``qty_ticks`` each asset's quantity tick (`tui.desk.builder.ticks`): the
-    quantity must be a whole number of ticks of every leg's underlying.
+    quantity must be a whole number of ticks of every leg's underlying; ``strike_precision``
+    how each asset's prices are written (`tui.desk.builder.strikes`): a strike no finer.
     """
     errors: dict[str, str] = {}
     wire_legs: list[dict[str, Any]] = []
@@ -105,9 +125,17 @@ def build_rfq_request(
         try:
             if kind == InstrumentType.VANILLA_OPTION:
                 # The sign is the request model's to judge ("strike: must be > 0").
-                instrument["strike"] = parse_optional_amount(
+                strike = parse_optional_amount(
                     leg.get("strike", ""), field="strike", allow_negative=True
                 )
+                problem = (
+                    strike_problem(strike, instrument["underlying"], strike_precision or {})
+                    if strike is not None
+                    else ""
+                )
+                if problem:
+                    raise FormError({"strike": problem})
+                instrument["strike"] = strike
                 instrument["payoff"] = leg.get("payoff") or None
             if kind in (InstrumentType.DATED_FUTURE, InstrumentType.VANILLA_OPTION):
                 instrument["expiry"] = parse_expiry_date(leg.get("expiry", ""), field)

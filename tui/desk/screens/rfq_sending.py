@@ -13,7 +13,7 @@ stays about building the structure.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, SelectionList, Static
 
-from tui.api.models import RFQ, NewRfqRequest
+from tui.api.models import RFQ, NewRfqRequest, PrecisionRequirements
 from tui.desk.builder.draft import StructureDraft
 from tui.desk.builder.templates import TemplateStore
 from tui.desk.guardrails import GuardrailSettings, duplicate_rfq, structure_key
@@ -38,6 +38,7 @@ class SendingRfqScreen(ModalScreen[RFQ | None]):
     clock: Callable[[], datetime]
     funding_intervals: dict[str, int]
     qty_ticks: dict[str, Decimal]
+    strike_precision: dict[str, PrecisionRequirements]
     sent_rfqs: Callable[[], Iterable[RFQ]]
     guardrails: GuardrailSettings
     templates: TemplateStore
@@ -63,7 +64,17 @@ class SendingRfqScreen(ModalScreen[RFQ | None]):
             self.clock(),
             self.funding_intervals,
             self.qty_ticks,
+            self.strike_precision,
         )
+
+    def form_errors(self) -> Mapping[str, str]:
+        """What ``ctrl+s`` would refuse now, field by field (empty: it would be sent): what a
+        refusal shown is judged by again when its field changes."""
+        try:
+            self.request()
+        except FormError as error:
+            return error.errors
+        return {}
 
     def action_submit(self) -> None:
         """Validate and ask for the RFQ to be sent; the builder waits for the venue's answer.

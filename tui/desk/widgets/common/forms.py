@@ -4,17 +4,20 @@ each error to the form field it belongs to, and show it next to that field.
 Validation is the request models' own (pydantic): the desk never keeps a second copy of the
 venue's rules. A form names its fields by id; a mapper turns a pydantic error location
 (``("leg_quotes", 0, "bid")``) into the field id (``"bid-0"``). What a typed number means is
-`tui.desk.widgets.common.amounts`'s: the text is read as typed, never filtered.
+`tui.desk.widgets.common.amounts`'s: the text is read as typed, never filtered. A refusal
+follows its field (`ErrorsFollowFields`): it goes once the field is changed to a value that
+passes, or says what is wrong now, so no message outlives the mistake it named.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from textual.dom import DOMNode
-from textual.widgets import Select, Static
+from textual.widget import Widget
+from textual.widgets import Input, Select, SelectionList, Static
 
 from tui.desk.roles.refusals import refusal_words
 
@@ -97,6 +100,55 @@ def show_errors(root: DOMNode, errors: Mapping[str, str]) -> None:
             message = "; ".join(filter(None, [message, *unplaced]))
         label.update(message)
         label.display = bool(message)
+
+
+def rejudge_error(root: DOMNode, field: str, errors: Mapping[str, str]) -> None:
+    """After ``field`` changed: its message shown under ``root`` goes when ``errors`` (the form
+    judged again) has none for it, or says what is wrong now. A field with no message shown
+    stays quiet (a half-typed value is judged when the form is sent, not on each key), and so
+    do the other fields' messages: each goes when its own field is fixed."""
+    for label in root.query(f"#err-{field}"):
+        if isinstance(label, Static) and label.display:
+            message = errors.get(field, "")
+            label.update(message)
+            label.display = bool(message)
+
+
+class ErrorsFollowFields:
+    """Mixed into a form (a screen or widget with ``#err-<field>`` labels): when a field
+    changes while its refusal is shown, the form is judged again and the message follows
+    (`rejudge_error`). The form gives `form_errors`, the same checks its send uses, so one set
+    of rules judges both; `error_field` names the label of a field (by default its id)."""
+
+    if TYPE_CHECKING:
+
+        def form_errors(self) -> Mapping[str, str]:
+            """Field id -> message for the form as it stands (empty: it would be sent)."""
+            ...
+
+    def error_field(self, widget: Widget) -> str:
+        """The error label a field's refusal shows in (``qty`` -> ``#err-qty``)."""
+        return str(widget.id or "")
+
+    def _rejudge(self, widget: Widget) -> None:
+        root = cast("Widget", self)
+        field = self.error_field(widget)
+        if not root.is_mounted or not field:
+            return
+        if any(label.display for label in root.query(f"#err-{field}")):
+            rejudge_error(root, field, self.form_errors())
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        """A typed field changed: its message shown is judged again."""
+        self._rejudge(event.control)
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        """A picked field changed: its message shown is judged again."""
+        self._rejudge(event.control)
+
+    def on_selection_list_selected_changed(self, event: SelectionList.SelectedChanged[Any]) -> None:
+        """A list of ticks changed: its message shown is judged again."""
+        self._rejudge(event.control)
 
 
 def margin_preset_select() -> Select[str]:
