@@ -29,6 +29,7 @@ from textual.worker import Worker, WorkerState
 
 from tui.desk.alerts import AlertSettings
 from tui.desk.book import DeskBook
+from tui.desk.changed_frame import ChangedFrameScreen
 from tui.desk.config import theme_dirs
 from tui.desk.fitting import fit_terminal, follow_focus, is_narrow, show_tracker
 from tui.desk.guardrails import GuardrailSettings
@@ -172,6 +173,10 @@ class DeskApp(RoleSet, ScreenSet, App[None]):
         return {**super().get_theme_variable_defaults(), **DESK_VARIABLES}
 
     # -- layout -----------------------------------------------------------------------------
+
+    def get_default_screen(self) -> Screen[Any]:
+        """The main screen, whose frames draw only the widgets under what changed."""
+        return ChangedFrameScreen(id="_default")
 
     def compose(self) -> ComposeResult:
         """Header, the six tabs, status bar, footer (`tui.desk.layout`): the first frame."""

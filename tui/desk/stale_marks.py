@@ -10,9 +10,10 @@ colour; while the venue cannot be reached at all it says ``OFFLINE 12s``. A word
 alone; the mark goes when the data is fresh again. The header marks its own figures
 (`tui.desk.widgets.portfolio_header`).
 
-A title is written only when its mark's text changed: while everything is fresh the second's
-news costs a few comparisons and no repaint. A pane built later (a tab shown for the first time)
-gets its mark when it is built (`StaleMarks.show_all`).
+A title is written only when its mark's text changed, and a pane is looked up only then: while
+everything is fresh the second's news costs a few comparisons, no look-up and no repaint. A pane
+built later (a tab shown for the first time) gets its mark when it is built
+(`StaleMarks.show_all`).
 """
 
 from __future__ import annotations
@@ -71,6 +72,7 @@ class StaleMarks:
         self.offline = False
         self._shown: dict[str, str] = {}  # pane id -> the mark its title carries
         self._titles: dict[str, str] = {}  # pane id -> its own title, without the mark
+        self._unbuilt: set[str] = set()  # pane ids looked up and not found since `show_all`
 
     def link(self, news: Message) -> None:
         """The feed's ages (every second), or the link's state (OFFLINE on every pane while
@@ -81,14 +83,23 @@ class StaleMarks:
             self.offline = news.state is ConnectionState.DISCONNECTED
         else:
             return
-        self.show_all()
+        self._show_moved()
 
     def show_all(self) -> None:
-        """Every pane built so far shows its mark (or none)."""
+        """Every pane built so far shows its mark (or none): called when a pane was built."""
+        self._unbuilt.clear()
+        self._show_moved()
+
+    def _show_moved(self) -> None:
+        """The panes whose mark is not the one they show. A look-up walks the desk's widgets,
+        so it is made only then, and not again for a pane not built yet (`show_all`)."""
         for pane_id in PANE_FRESHNESS:
+            if pane_id in self._unbuilt or self._shown.get(pane_id, "") == self.mark_of(pane_id):
+                continue
             try:
                 pane = self.app.query_one(f"#{pane_id}")
             except NoMatches:  # a tab not shown yet: marked when it is built
+                self._unbuilt.add(pane_id)
                 continue
             self.show(pane)
 
