@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING
 
 from tui.api.lifecycle import clearing_is_final
 from tui.api.models import RFQStatus
+from tui.desk.clearing import quote_is_open
 from tui.desk.messages import PaneAge, Topic
 
 if TYPE_CHECKING:
     from tui.api.models import RFQ, Quote
 
 TAB_TOPICS: dict[str, set[Topic]] = {
-    "trade": {Topic.RFQS_RECEIVED, Topic.QUOTES_SENT, Topic.QUOTES_RECEIVED},
+    "trade": {Topic.RFQS_RECEIVED},  # and the quotes while something of mine is live on them
     "pools": {Topic.POOLS, Topic.TRANSFERS, Topic.POSITIONS},
     "blotter": {Topic.TRADES},
     "market": {Topic.STATS},
@@ -53,15 +54,23 @@ def hot_topics(
     rfqs_sent: Sequence[RFQ],
     quotes_sent: Sequence[Quote],
     quotes_received: Sequence[Quote],
+    now: datetime,
 ) -> set[Topic]:
-    """What polls fast: the tab's topics, my open RFQs (on the Trade tab), trades in clearing.
+    """What polls fast: the tab's topics, what of mine is live on the Trade tab, trades in
+    clearing.
 
-    An accepted quote that has not reached a final state keeps its side's quotes hot (mine as
-    maker, received as taker) on every tab: a last look or a deposit may be waiting.
+    On the Trade tab my open RFQs poll fast, and so do the quotes on them (the board's prices);
+    my own quotes poll fast while one is open (its fill shows there). An accepted quote that has
+    not reached a final state keeps its side's quotes hot (mine as maker, received as taker) on
+    every tab: a last look or a deposit may be waiting. With nothing of mine live, the quotes
+    polls are cold: an idle desk asks for what cannot have changed only now and then.
     """
     hot = set(TAB_TOPICS.get(tab, set()))
-    if tab == "trade" and any(r.rfq_status == RFQStatus.OPEN for r in rfqs_sent):
-        hot.add(Topic.RFQS_SENT)
+    if tab == "trade":
+        if any(r.rfq_status == RFQStatus.OPEN for r in rfqs_sent):
+            hot.update((Topic.RFQS_SENT, Topic.QUOTES_RECEIVED))
+        if any(quote_is_open(q, now) for q in quotes_sent):
+            hot.add(Topic.QUOTES_SENT)
     for topic, quotes in (
         (Topic.QUOTES_SENT, quotes_sent),
         (Topic.QUOTES_RECEIVED, quotes_received),

@@ -139,6 +139,7 @@ class Feed(PollSchedule):
                 records(Topic.RFQS_SENT),
                 records(Topic.QUOTES_SENT),
                 records(Topic.QUOTES_RECEIVED),
+                self.clock(),
             )
         )
 
