@@ -6,14 +6,19 @@ reported in one line on stderr, before the terminal is taken over; so is a ``[ke
 the desk refuses (it opens with that binding's default keys). A theme picked during the
 session (the command palette's "Change theme") is written to the config file when the desk
 closes, so the next start opens with it.
+
+On the built-in sandbox, the sandbox child is launched as soon as the configuration says it is
+the sandbox, before the desk itself is imported (`SandboxConnector.launch_early`): a new data
+folder's sandbox seeds its database while the desk imports and draws its first frame, instead
+of after. The connector owns the child from the start, so quitting stops it as before; should
+the desk never run (or end without closing), `run_desk` stops it on the way out.
 """
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-
-from textual.theme import BUILTIN_THEMES as TEXTUAL_THEMES
+from typing import TYPE_CHECKING
 
 from tui.desk.config import (
     ConfigError,
@@ -22,12 +27,18 @@ from tui.desk.config import (
     remember_theme,
     theme_dirs,
 )
-from tui.desk.keymap import read_keymap, use_keymap
-from tui.desk.themes import BUILTIN_THEMES, load_user_themes, pick_theme
+
+if TYPE_CHECKING:
+    from tui.desk.config import DeskStart
+    from tui.desk.session import Connector
 
 
 def known_themes() -> list[str]:
     """Every theme the desk can open with: its own, the user's files, and Textual's."""
+    from textual.theme import BUILTIN_THEMES as TEXTUAL_THEMES
+
+    from tui.desk.themes import BUILTIN_THEMES, load_user_themes
+
     user = load_user_themes(theme_dirs()).themes
     return sorted({*BUILTIN_THEMES, *user, *TEXTUAL_THEMES})
 
@@ -41,26 +52,40 @@ def run_desk(
     except ConfigError as error:
         print(f"rfq-desk: {error}", file=sys.stderr)
         return 2
-    themes = known_themes()
-    if theme is not None and theme not in themes:
-        print(
-            f"rfq-desk: no theme named {theme!r}; the themes are: {', '.join(themes)}",
-            file=sys.stderr,
-        )
-        return 2
     wanted = theme or start.theme
-    if wanted is not None and wanted not in themes:
-        print(
-            f"rfq-desk: the configured theme {wanted!r} is unknown; using the default",
-            file=sys.stderr,
-        )
+    if wanted is not None:  # checked before any sandbox is launched for a desk that won't run
+        themes = known_themes()
+        if theme is not None and theme not in themes:
+            print(
+                f"rfq-desk: no theme named {theme!r}; the themes are: {', '.join(themes)}",
+                file=sys.stderr,
+            )
+            return 2
+        if wanted not in themes:
+            print(
+                f"rfq-desk: the configured theme {wanted!r} is unknown; using the default",
+                file=sys.stderr,
+            )
+    if start.profile is not None:
+        from tui.desk.session import ProfileConnector
 
+        return _run_app(ProfileConnector(start.profile), start, wanted)
+    from tui.desk.session import SandboxConnector
+
+    sandbox = SandboxConnector(data)
+    sandbox.launch_early()
+    try:
+        return _run_app(sandbox, start, wanted)
+    finally:
+        sandbox.stop_early()
+
+
+def _run_app(connector: Connector, start: DeskStart, wanted: str | None) -> int:
+    """The desk on ``connector``, until the user quits; the theme picked meanwhile is kept."""
     from tui.desk.app import DeskApp
-    from tui.desk.session import Connector, ProfileConnector, SandboxConnector
+    from tui.desk.keymap import read_keymap, use_keymap
+    from tui.desk.themes import pick_theme
 
-    connector: Connector = (
-        SandboxConnector(data) if start.profile is None else ProfileConnector(start.profile)
-    )
     app = DeskApp(
         connector,
         theme=wanted,

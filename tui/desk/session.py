@@ -9,6 +9,7 @@ The sandbox connector attaches to a sandbox already serving the same data direct
 credentials file names the address; ``GET /v1/status`` proves it answers), or starts one as a
 child process on a free loopback port and waits for its ready line. That much (`reach`) loads
 no models: the desk does it while its first frame is drawn, and makes the `Connection` after.
+``rfq-desk`` launches that child even sooner, before the desk is imported (`launch_early`).
 It opens the desk as the seeded company ``DESK``; its wallet key comes from the credentials
 file. A real profile's wallet key is in an encrypted keystore, unlocked by a password prompt
 when first needed.
@@ -28,9 +29,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 import sys
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from tui.desk.config import SANDBOX_PROFILE
 from tui.desk.connection import (
@@ -43,6 +46,7 @@ from tui.desk.connection import (
     connection_from_credentials,
     read_credentials_file,
 )
+from tui.desk.early_child import EarlyProcess
 from tui.desk.probes import Owner, answers_status, listening, owner_of
 from tui.desk.supervisor import (
     ChildDied,
@@ -73,6 +77,8 @@ __all__ = [
 ]
 
 SANDBOX_START_TIMEOUT_S = 60.0
+LISTEN_PROBE_S = 0.2
+"""How long `SandboxConnector.launch_early` waits to hear whether a sandbox listens already."""
 
 
 class SandboxConnector:
@@ -114,9 +120,11 @@ class SandboxConnector:
         self._watch: asyncio.Task[None] | None = None
         self._reached: dict[str, Any] | None = None
         """The credentials document of the sandbox `reach` found or started, until `connect`."""
+        self._early: SandboxChild | None = None
+        """The child `launch_early` launched, until `reach` waits for it."""
 
     @property
-    def process(self) -> asyncio.subprocess.Process | None:
+    def process(self) -> asyncio.subprocess.Process | EarlyProcess | None:
         """The sandbox process this desk started (None when attached or closed)."""
         return self.child.process if self.child is not None else None
 
@@ -125,13 +133,54 @@ class SandboxConnector:
         """Whether this desk's own sandbox child is up."""
         return self.child is not None and self.child.running
 
+    def launch_early(self) -> None:
+        """Launch the sandbox child now, before the desk's event loop exists, unless a sandbox
+        already listens where this data dir's credentials file says: a new data folder's
+        sandbox then gets ready while the desk imports and draws (`reach` waits for it).
+
+        Anything that goes wrong is left to `reach`, which starts the child the usual way and
+        says why it cannot. `stop_early` stops the child when the desk never runs.
+        """
+        if self._early is not None or self.child is not None or self._someone_listens():
+            return
+        try:
+            private_folder(self.data)  # keys live here
+            child = SandboxChild(self._command(), self.log_path)
+            child.launch_early()
+        except OSError:
+            return
+        self._early = self.child = child  # from now on `close` stops it
+
+    def stop_early(self) -> None:
+        """Stop a child `launch_early` launched if no loop stopped it (the desk never ran, or
+        ended without closing): nothing is left behind."""
+        child = self.child
+        if child is not None:
+            child.stop_now()
+
+    def _someone_listens(self) -> bool:
+        """Whether anything accepts a connection where the credentials file says a sandbox
+        serves (False without a readable file)."""
+        try:
+            url = urlsplit(str(read_credentials_file(self.credentials_path).get("base_url", "")))
+            host, port = url.hostname, url.port
+        except (SessionError, ValueError):
+            return False
+        if not host or port is None:
+            return False
+        try:
+            with socket.create_connection((host, port), timeout=LISTEN_PROBE_S):
+                return True
+        except OSError:
+            return False
+
     async def reach(self) -> None:
         """Find the sandbox serving this data dir, or start one and wait until it is ready;
         no models are loaded (`connect` makes the connection)."""
         if self._reached is not None or self._watch is not None:
             return
         private_folder(self.data)  # keys live here
-        document = await self._answering()
+        document = None if self._early is not None else await self._answering()
         self.attached = document is not None
         self._reached = document if document is not None else await self._launch()
 
@@ -276,7 +325,7 @@ class SandboxConnector:
         removed first either: a child that cannot start because another sandbox serves the
         database must not take that sandbox's file away.
         """
-        child = SandboxChild(self._command(), self.log_path)
+        child, self._early = self._early or SandboxChild(self._command(), self.log_path), None
         self.child = child  # from now on `close` stops it, whatever happens below
         try:
             await child.start(SANDBOX_START_TIMEOUT_S)

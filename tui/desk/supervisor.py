@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from tui.desk.early_child import EarlyProcess
 from tui.desk.probes import Owner
 
 if TYPE_CHECKING:
@@ -266,31 +267,44 @@ class SandboxChild:
 
     Its stdout is read for the ready line (then drained, so it can never block on a full
     pipe); its stderr is appended to ``log_path``, whose tail from this run on is kept for
-    the trader (`log_tail`).
+    the trader (`log_tail`). It is launched by `start`, or earlier, before the desk's event
+    loop exists, by `launch_early` (`tui.desk.early_child`); `start` then only waits for it.
     """
 
     def __init__(self, command: Sequence[str], log_path: Path) -> None:
         self.command = list(command)
         self.log_path = log_path
-        self.process: asyncio.subprocess.Process | None = None
+        self.process: asyncio.subprocess.Process | EarlyProcess | None = None
         self._log_from = 0
         self._drain: asyncio.Task[None] | None = None
 
+    def launch_early(self) -> None:
+        """Launch the child now, outside any event loop (`start` waits for its ready line).
+
+        An `OSError` when it cannot be launched.
+        """
+        with self.log_path.open("ab") as log:
+            self._log_from = log.tell()
+            self.process = EarlyProcess(self.command, log)
+
     async def start(self, timeout_s: float) -> None:
-        """Launch the child and wait for its ready line.
+        """Launch the child (unless `launch_early` did) and wait for its ready line.
 
         `ChildStartError` when it stops first (the process has exited) or is not ready within
         ``timeout_s`` (it is stopped). An `OSError` when it cannot be launched at all.
         """
-        with self.log_path.open("ab") as log:
-            self._log_from = log.tell()
-            self.process = await asyncio.create_subprocess_exec(
-                *self.command,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=log,
-                stdin=asyncio.subprocess.DEVNULL,
-                env={**os.environ, "PYTHONUNBUFFERED": "1"},
-            )
+        if self.process is None:
+            with self.log_path.open("ab") as log:
+                self._log_from = log.tell()
+                self.process = await asyncio.create_subprocess_exec(
+                    *self.command,
+                    stdout=asyncio.subprocess.PIPE,
+                    stderr=log,
+                    stdin=asyncio.subprocess.DEVNULL,
+                    env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                )
+        elif isinstance(self.process, EarlyProcess):
+            await self.process.adopt()
         stdout = self.process.stdout
         assert stdout is not None
         try:
@@ -351,6 +365,14 @@ class SandboxChild:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._drain
             self._drain = None
+        if isinstance(process, EarlyProcess):
+            process.close_pipe()
+
+    def stop_now(self) -> None:
+        """Stop a child `launch_early` launched, without a loop (the desk never ran, or its
+        loop is gone); nothing for a child the loop launched (its loop stopped it)."""
+        if isinstance(self.process, EarlyProcess):
+            self.process.stop_now(STOP_WAIT_S)
 
 
 async def _discard(stream: asyncio.StreamReader) -> None:
