@@ -7,11 +7,17 @@ own stamps: an RFQ's ``created_at``, a quote's ``created_at`` (an extra field so
 send; otherwise when the desk first saw it, kept by the store), its first clearing event
 (the accept) and its last (the end). Outcomes, in trader's words:
 
-- ``traded``: booked; ``traded away``: the RFQ traded with another maker;
+- ``traded``: booked; ``traded away``: the RFQ traded with another maker (never said while a
+  quote of mine on it is still clearing: the RFQ's close may be my own trade, not polled yet);
 - ``expired``, ``cancelled`` (a pulled or replaced quote, a cancelled RFQ);
 - ``rejected at last look`` (declined, or not answered in time), ``rejected for funding``
   (a deposit approval or on-chain deposit failed), ``rejected`` (any other rejection);
 - ``open`` / ``clearing`` while it can still move.
+
+An RFQ's bid and ask are the best quoted on it, and once it traded those of the quote it
+traded on (its maker in ``maker``); a traded entry says which side the taker took
+(``taker_side``), so its price traded (`HistoryEntry.traded_price`) is that quote's ask when the
+taker bought and its bid when the taker sold.
 """
 
 from __future__ import annotations
@@ -103,6 +109,30 @@ class HistoryEntry:
     reached_last_look: bool = False
     quoted_by: tuple[str, ...] = ()
     """An RFQ: the makers that quoted it."""
+    taker_side: str | None = None
+    """Traded: the side the taker took (``buy``: at the quote's ask), when the venue says."""
+
+    @property
+    def mine_as_taker(self) -> bool:
+        """True for an RFQ I sent or a quote I received (I am the taker)."""
+        return self.kind in (EntryKind.RFQ_SENT, EntryKind.QUOTE_RECEIVED)
+
+    @property
+    def traded_price(self) -> Decimal | None:
+        """The structure price the trade was done at: the quote's ask when the taker bought,
+        its bid when the taker sold; None unless traded and the side is known."""
+        if self.outcome is not Outcome.TRADED or self.taker_side is None:
+            return None
+        return self.ask if self.taker_side == "buy" else self.bid
+
+    @property
+    def my_side(self) -> str | None:
+        """The side I took on the trade (``buy`` / ``sell``), if traded and known."""
+        if self.traded_price is None:
+            return None
+        if self.mine_as_taker:
+            return self.taker_side
+        return "sell" if self.taker_side == "buy" else "buy"
 
 
 def _clearing_outcome(status: str) -> Outcome:
@@ -137,6 +167,16 @@ def _seconds(start: datetime | None, end: datetime | None) -> Decimal | None:
     if start is None or end is None:
         return None
     return Decimal(round((end - start).total_seconds() * 1000)) / 1000
+
+
+def side_taken(events: list[Any]) -> str | None:
+    """The side the taker took, from a quote's clearing events (records, or the plain objects
+    an RFQ's quote metadata carries); the last event that says wins."""
+    for event in reversed(events):
+        side = event.get("taker_side") if isinstance(event, dict) else event.taker_side
+        if side is not None and str(side) in ("buy", "sell"):
+            return str(side)
+    return None
 
 
 def structure_words(rfq: RFQ | None) -> str:
@@ -204,6 +244,7 @@ def quote_entry(
         best_bid=quote.aggregated_bid is not None and quote.aggregated_bid == max(bids),
         best_ask=quote.aggregated_ask is not None and quote.aggregated_ask == min(asks),
         reached_last_look=bool(statuses & _AT_LAST_LOOK),
+        taker_side=side_taken(events) if outcome is Outcome.TRADED else None,
     )
 
 
@@ -213,15 +254,26 @@ def rfq_entry(
     """The history entry of an RFQ I sent or received; ``quotes`` are the quotes on it that
     this desk sees (every maker's on mine, my own on one I received)."""
     booked = next((q for q in quotes if clearing_is_booked(q.clearing_status)), None)
+    trade = booked_trade(rfq, booked)
     status = str(rfq.rfq_status)
-    if booked is not None:
+    bid = rfq.best_bid.quote_price if rfq.best_bid else None
+    ask = rfq.best_ask.quote_price if rfq.best_ask else None
+    if trade is not None:
         outcome = (
             Outcome.TRADED
-            if kind is EntryKind.RFQ_SENT or booked.maker_company == me
+            if kind is EntryKind.RFQ_SENT or trade.maker == me
             else Outcome.TRADED_AWAY
         )
+        if outcome is Outcome.TRADED:
+            # The quote it traded on, not the best of what was left on the board.
+            bid, ask = trade.bid, trade.ask
     elif status == RFQStatus.CLOSED:
-        outcome = Outcome.TRADED if kind is EntryKind.RFQ_SENT else Outcome.TRADED_AWAY
+        if kind is EntryKind.RFQ_SENT:
+            outcome, bid, ask = Outcome.TRADED, None, None
+        elif any(_still_clearing(q) for q in quotes):
+            outcome = Outcome.CLEARING
+        else:
+            outcome = Outcome.TRADED_AWAY
     elif status == RFQStatus.CANCELED:
         outcome = Outcome.CANCELLED
     elif status == RFQStatus.EXPIRED or rfq.rfq_expires_at <= now:
@@ -235,11 +287,7 @@ def rfq_entry(
         if last is not None and _clearing_outcome(str(last.clearing_status)).final:
             outcome = _clearing_outcome(str(last.clearing_status))
     else:
-        clearing = any(
-            q.clearing_status is not None and not _clearing_outcome(str(q.clearing_status)).final
-            for q in quotes
-        )
-        outcome = Outcome.CLEARING if clearing else Outcome.OPEN
+        outcome = Outcome.CLEARING if any(_still_clearing(q) for q in quotes) else Outcome.OPEN
     stamps = [s for s in (quote_seen_at(q) for q in quotes) if s is not None]
     targets = (rfq.model_extra or {}).get("target_companies") or ()
     return HistoryEntry(
@@ -249,11 +297,11 @@ def rfq_entry(
         rfq_id=rfq.rfq_id,
         at=rfq.created_at,
         taker=rfq.taker_company,
-        maker=traded_with(rfq, booked),
+        maker=trade.maker if trade is not None else None,
         structure=structure_words(rfq),
         qty=rfq.qty,
-        bid=rfq.best_bid.quote_price if rfq.best_bid else None,
-        ask=rfq.best_ask.quote_price if rfq.best_ask else None,
+        bid=bid,
+        ask=ask,
         outcome=outcome,
         response_s=_seconds(rfq.created_at, min(stamps)) if stamps else None,
         accepted_at=min(
@@ -266,18 +314,47 @@ def rfq_entry(
         ),
         targets=tuple(str(t) for t in targets) if isinstance(targets, list | tuple) else (),
         quoted_by=tuple(sorted({q.maker_company for q in quotes})),
+        taker_side=trade.side if trade is not None and outcome is Outcome.TRADED else None,
     )
 
 
-def traded_with(rfq: RFQ, booked: Quote | None) -> str | None:
-    """The maker an RFQ traded with: the booked quote's, else the one the RFQ's own quote
-    metadata names as booked (the quote itself may not be polled yet, or at all)."""
+def _still_clearing(quote: Quote) -> bool:
+    return quote.clearing_status is not None and not (
+        _clearing_outcome(str(quote.clearing_status)).final
+    )
+
+
+@dataclass(frozen=True)
+class BookedTrade:
+    """The trade an RFQ closed in: its maker, that quote's bid and ask, the taker's side."""
+
+    maker: str
+    bid: Decimal | None
+    ask: Decimal | None
+    side: str | None
+
+
+def booked_trade(rfq: RFQ, booked: Quote | None) -> BookedTrade | None:
+    """The trade an RFQ closed in: from the booked quote, else from the RFQ's own quote
+    metadata naming a quote as booked (the quote itself may not be polled yet, or at all;
+    its prices then only if the RFQ still lists them)."""
     if booked is not None:
-        return booked.maker_company
-    for meta in rfq.quotes_common_metadata.values():
+        return BookedTrade(
+            booked.maker_company,
+            booked.aggregated_bid,
+            booked.aggregated_ask,
+            side_taken(booked.clearing_events),
+        )
+    for quote_id, meta in rfq.quotes_common_metadata.items():
         maker = meta.get("maker_company")
         if isinstance(maker, str) and clearing_is_booked(str(meta.get("clearing_status") or "")):
-            return maker
+            events = meta.get("clearing_events")
+            return BookedTrade(
+                maker,
+                next((b.quote_price for b in rfq.bids if b.parent_quote_id == quote_id), None),
+                next((a.quote_price for a in rfq.asks if a.parent_quote_id == quote_id), None),
+                side_taken(events) if isinstance(events, list) else None,
+            )
     return None
 
 

@@ -6,8 +6,10 @@ records; the desk's history does not) and appends each new or changed entry to t
 JSON object a line; the newest line of an id wins when the file is read back, and the file is
 rewritten compactly when it has grown to twice its entries. A line that cannot be read is
 skipped (a crash mid-line loses that line, never the file). An entry whose outcome is final
-(and whose RFQ's is too) is not built again. The first time the desk saw a quote is its time
-when the venue gives none.
+(and whose RFQ's is too) is not built again, unless a booked quote says otherwise: polls come
+in any order, so a quote or an RFQ built from an older word (``traded away`` from an RFQ seen
+closed before my quote was seen booked) is built again once the booking is seen. The first
+time the desk saw a quote is its time when the venue gives none.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
 
+from tui.api.lifecycle import clearing_is_booked
 from tui.api.models import RFQ, Quote
 from tui.desk.analytics.history import (
     EntryKind,
@@ -32,6 +35,7 @@ from tui.desk.analytics.history import (
 from tui.paths import private_folder
 
 HISTORY_FILE = "history.jsonl"
+_RFQS = (EntryKind.RFQ_SENT, EntryKind.RFQ_RECEIVED)
 FILE_MODE = 0o600
 
 
@@ -68,20 +72,24 @@ class HistoryLog:
         """The entry with this key (``kind:record id``)."""
         return self._entries.get(key)
 
-    def _settled(self, key: str, rfq_key: str) -> bool:
+    def _settled(self, key: str, rfq_key: str, *, booked: bool = False) -> bool:
         """Whether an entry is final and built from all it needs, so it is not built again.
 
         Its RFQ must be known and final too (at start-up quotes are polled before RFQs: a
-        quote built without its RFQ has no structure or qty yet), and an RFQ that traded must
-        know its maker (the RFQ may be polled before the quote that traded).
+        quote built without its RFQ has no structure or qty yet); an RFQ that traded must
+        know its maker and the prices it traded on (the RFQ may be polled before the quote
+        that traded); and an entry ``booked`` (a booked quote is among its records) must say
+        traded (it may have been built from an RFQ seen closed before the booking was seen).
         """
         entry = self._entries.get(key)
         rfq = self._entries.get(rfq_key)
         if entry is None or rfq is None or not entry.outcome.final or not rfq.outcome.final:
             return False
-        return not (entry.kind is EntryKind.RFQ_SENT and entry.outcome is Outcome.TRADED) or (
-            entry.maker is not None
-        )
+        if booked and entry.outcome is not Outcome.TRADED:
+            return False
+        if entry.kind in _RFQS and entry.outcome is Outcome.TRADED:
+            return entry.maker is not None and (entry.bid, entry.ask) != (None, None)
+        return True
 
     def update(
         self,
@@ -98,8 +106,11 @@ class HistoryLog:
         by_rfq: dict[str, list[Quote]] = {}
         made = list(quotes_sent)
         received = list(quotes_received)
+        booked: set[str] = set()  # the ids of the booked quotes and of their RFQs
         for quote in (*made, *received):
             by_rfq.setdefault(quote.target_rfq_id, []).append(quote)
+            if clearing_is_booked(quote.clearing_status):
+                booked.update((quote.parent_quote_id, quote.target_rfq_id))
         fresh: list[HistoryEntry] = []
         for kind, quotes, rfqs in (
             (EntryKind.QUOTE_MADE, made, rfqs_received),
@@ -113,7 +124,8 @@ class HistoryLog:
                 same_side.setdefault(quote.target_rfq_id, []).append(quote)
             for quote in quotes:
                 key = f"{kind.value}:{quote.parent_quote_id}"
-                if self._settled(key, f"{rfq_kind.value}:{quote.target_rfq_id}"):
+                rfq_key = f"{rfq_kind.value}:{quote.target_rfq_id}"
+                if self._settled(key, rfq_key, booked=quote.parent_quote_id in booked):
                     continue
                 known = self._entries.get(key)
                 rfq = rfqs.get(quote.target_rfq_id)
@@ -125,7 +137,7 @@ class HistoryLog:
         ):
             for rfq in rfqs.values():
                 key = f"{kind.value}:{rfq.rfq_id}"
-                if self._settled(key, key):
+                if self._settled(key, key, booked=rfq.rfq_id in booked):
                     continue
                 fresh.append(rfq_entry(rfq, kind, by_rfq.get(rfq.rfq_id, []), me, now))
         changed = [e for e in fresh if self._entries.get(e.key) != e]

@@ -76,6 +76,7 @@ PANES: tuple[tuple[str, str], ...] = (
         "Other tabs",
         "Pools: {pools.deposit} deposit · {pools.withdraw} withdraw · {pools.create} create pool "
         "· all: esc back to Trade\n"
+        "Trades: {blotter.search} search (the notional line then totals the legs shown)\n"
         "Market: enter = the listing's detail (mark over the session, quotes by size)\n"
         "Positions: enter or {positions.expand} per pool · {positions.offset} the RFQ that "
         "closes the line\n"

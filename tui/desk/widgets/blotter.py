@@ -3,11 +3,15 @@
 The trades sit in a `VirtualTable`: a poll merges the snapshot by trade id (a trade whose
 status did not move on is not formatted again) and only the lines on screen are ever drawn.
 ``/`` opens a one-line search above the table that keeps the legs whose cells contain the text
-(a counterparty, an instrument, a status); Escape clears and closes it.
+(a counterparty, an instrument, a status); Escape clears and closes it. The line above the
+table counts the legs and totals their notional per underlying (never one sum across them);
+while searched, of the legs shown, and it says so. Notional is exact: a leg's qty x price with
+every decimal they give it, in the column and in the total.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from decimal import Decimal
 from operator import attrgetter
 from typing import Any
@@ -27,6 +31,19 @@ from tui.desk.widgets.common.columns import Cell, TableColumn
 from tui.desk.widgets.common.palette import toned
 from tui.desk.widgets.common.record_index import Merged
 from tui.desk.widgets.common.virtual_table import VirtualTable
+
+
+def exact_money(value: Decimal | None) -> str:
+    """A notional as the blotter shows it: exact, at least 2 places (never rounded)."""
+    return fmt.exact(value, 2)
+
+
+def notional_words(legs: Iterable[TradeLeg]) -> str:
+    """``BTC 11,086.106625 · ETH 1,130.8745 USDC``: the gross notional of ``legs`` per
+    underlying, exact."""
+    notionals = notional_by_underlying((leg.instrument, leg) for leg in legs)
+    words = " · ".join(f"{name} {exact_money(value)}" for name, value in notionals.items())
+    return (words or exact_money(Decimal(0))) + " USDC"
 
 
 def blotter_columns(app: App[Any], book: DeskBook) -> list[TableColumn[TradeLeg]]:
@@ -66,9 +83,9 @@ def blotter_columns(app: App[Any], book: DeskBook) -> list[TableColumn[TradeLeg]
         TableColumn(
             "notional",
             "Notional",
-            13,
+            15,
             lambda t: gross_notional([t]),
-            cell=fmt.money,
+            cell=exact_money,
             numeric=True,
             drop=2,
         ),
@@ -99,7 +116,7 @@ class Blotter(Vertical):
 
     BINDINGS = [
         Binding("escape", "back", "Back to Trade", id="blotter.back"),
-        Binding("slash", "open_search", "Search", show=False, id="blotter.search"),
+        Binding("slash", "open_search", "Search", id="blotter.search"),
     ]
 
     def __init__(self, book: DeskBook, *, id: str | None = None) -> None:
@@ -134,11 +151,7 @@ class Blotter(Vertical):
         # The notional walks every trade, so it is summed again only when something changed.
         if merged or not self._counted:
             self._counted = True
-            notionals = notional_by_underlying((trade.instrument, trade) for trade in trades)
-            self._notional = (
-                " · ".join(f"{name} {fmt.money(value)}" for name, value in notionals.items())
-                or fmt.money(Decimal(0))
-            ) + " USDC"
+            self._notional = notional_words(trades)
             self._show_count()
         return merged
 
@@ -179,8 +192,15 @@ class Blotter(Vertical):
 
     def _show_count(self) -> None:
         table = self.table
-        total = table.record_count
-        shown = f"{total:,}" if table.row_count == total else f"{table.row_count:,} of {total:,}"
-        self.query_one("#blotter-count", Static).update(
-            f"{shown} trade legs  notional {self._notional}"
-        )
+        total, shown = table.record_count, table.row_count
+        legs = "trade leg" if total == 1 else "trade legs"
+        if shown == total:
+            line = f"{total:,} {legs}  notional {self._notional}"
+        else:
+            # Searched: the total of the legs shown, not of every leg.
+            found = (table.record_at(row) for row in range(shown))
+            line = (
+                f"{shown:,} of {total:,} {legs}  notional of the {shown:,} shown "
+                + notional_words(found)
+            )
+        self.query_one("#blotter-count", Static).update(line)

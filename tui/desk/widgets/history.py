@@ -3,11 +3,15 @@
 The history view lists every RFQ sent and received and every quote made and received,
 newest first: when, what, whom, the prices, the outcome (traded, traded away, expired,
 cancelled, rejected at last look, rejected for funding) and its timings (seconds to the
-first quote or to my quote, time to the accept). ``r`` cycles which records show (not ``k``:
-the vim keys move the table's cursor with it), ``f`` which outcomes, ``/`` searches the
-cells. ``s`` switches to the scorecards: per maker (response rate, median seconds to the
-first quote, share of best prices, win rate, last-look reject rate; fastest first) and per
-taker (my response rate and time, my hit ratio). The pane is given the entries and the cards
+first quote or to my quote, time to the accept). An RFQ's bid and ask are the best quoted on
+it until it trades, then those of the quote it traded on, whose maker is its counterparty; a
+traded row says which side I took and at which of those prices (``traded, bought at ask``).
+``r`` cycles which records show (not ``k``: the vim keys move the table's cursor with it),
+``f`` which outcomes, ``/`` searches the cells and the ids (an RFQ's id, whole or its first
+characters as toasts and journals show it, finds the RFQ and every quote on it). ``s``
+switches to the scorecards: per maker (response rate, median seconds to the first quote, share
+of best prices, win rate, last-look reject rate; fastest first) and per taker (my response
+rate and time, my hit ratio). The pane is given the entries and the cards
 (`show_history`, `show_scorecards`) and never reaches the venue.
 """
 
@@ -80,11 +84,26 @@ def seconds(value: Decimal | None) -> str:
     return fmt.DASH if value is None else f"{fmt.money(value, 1)}s"
 
 
+def outcome_words(entry: HistoryEntry) -> str:
+    """The outcome as the row says it; a trade with the side I took and the price it was at:
+    ``traded, bought at ask`` (the Bid and Ask on the row are the quote it traded on)."""
+    side = entry.my_side
+    if side is None:
+        return entry.outcome.value
+    verb = "bought" if side == "buy" else "sold"
+    return f"traded, {verb} at {'ask' if entry.taker_side == 'buy' else 'bid'}"
+
+
+def id_search(text: str) -> str:
+    """What a typed search looks for: the text without the ``…`` of a cut id, case-folded."""
+    return text.strip().rstrip("…").strip().casefold()
+
+
 def history_columns(app: App[Any], names: Names) -> list[TableColumn[HistoryEntry]]:
     """The history's columns; at 80 columns ids, qty and timings to the accept go first."""
 
-    def outcome(value: Outcome) -> Cell:
-        return toned(app, value.value, _TONES.get(value, "error"))
+    def outcome(value: tuple[Outcome, str]) -> Cell:
+        return toned(app, value[1], _TONES.get(value[0], "error"))
 
     def whom(entry: HistoryEntry) -> str:
         if entry.kind in (EntryKind.RFQ_SENT, EntryKind.QUOTE_RECEIVED):
@@ -113,7 +132,15 @@ def history_columns(app: App[Any], names: Names) -> list[TableColumn[HistoryEntr
         TableColumn("bid", "Bid", 11, lambda e: e.bid, cell=fmt.price, numeric=True, drop=3),
         TableColumn("ask", "Ask", 11, lambda e: e.ask, cell=fmt.price, numeric=True, drop=3),
         TableColumn(
-            "outcome", "Outcome", 21, lambda e: e.outcome, cell=outcome, repeats=True, least=10
+            "outcome",
+            "Outcome",
+            21,
+            lambda e: (e.outcome, outcome_words(e)),
+            cell=outcome,
+            sort=lambda e: e.outcome.value,
+            search=lambda v: v[1],
+            repeats=True,
+            least=10,
         ),
         TableColumn(
             "response", "To quote", 8, lambda e: e.response_s, cell=seconds, numeric=True, drop=2
@@ -182,7 +209,7 @@ class HistoryPane(Vertical):
         Binding("s", "scorecards", "Scorecards", id="history.scorecards"),
         Binding("r", "cycle_kind", "Records", id="history.kind"),
         Binding("f", "cycle_outcome", "Outcome", id="history.outcome"),
-        Binding("slash", "open_search", "Search", show=False, id="history.search"),
+        Binding("slash", "open_search", "Search", id="history.search"),
         Binding("escape", "back", "Back", id="history.back"),
     ]
 
@@ -254,13 +281,15 @@ class HistoryPane(Vertical):
     def _apply(self) -> None:
         kinds = KINDS[self.kind_choice][1]
         outcomes = OUTCOMES[self.outcome_choice][1]
-        needle = self._text.strip().casefold()
+        needle = id_search(self._text)
         columns = self.table.columns
 
         def keep(entry: HistoryEntry) -> bool:
             if entry.kind not in kinds or entry.outcome not in outcomes:
                 return False
-            return not needle or any(needle in c.search_text(entry) for c in columns)
+            if not needle or needle in f"{entry.record_id} {entry.rfq_id}".casefold():
+                return True
+            return any(needle in c.search_text(entry) for c in columns)
 
         self.table.filter_by(keep)
         self._show_filter()
