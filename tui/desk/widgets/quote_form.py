@@ -36,6 +36,17 @@ AUTO_CLIENT_ID = "made when sent: desk-<rfq>-<time>-<n>"
 move from RFQ to RFQ writes nothing into it."""
 
 
+def offered_pool_name(me: str, taker: str, rfq_id: str) -> str:
+    """The new pool's name when the maker leaves it blank: both companies and the RFQ."""
+    return f"{me}-{taker}-{rfq_id[:4]}"
+
+
+def offered_pool_hint(me: str) -> str:
+    """What the blank pool name field says: the rule of `offered_pool_name`, the same on every
+    RFQ, so a cursor move from RFQ to RFQ writes nothing into the field."""
+    return f"blank: {me}-<taker>-<rfq>"
+
+
 def default_expiry_s(rfq_left_s: int) -> int:
     """How long a quote lives when the maker leaves the field empty: `DEFAULT_EXPIRY_S`, but
     never past the RFQ (the venue refuses a quote that outlives its RFQ), and at least 1 s."""

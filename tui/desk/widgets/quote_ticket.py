@@ -43,6 +43,7 @@ from tui.desk.widgets.quote_form import (
     locate_quote_field,
     prefill,
 )
+from tui.desk.widgets.ticket_head import EMPTY, TicketHead, head_lines
 from tui.desk.widgets.ticket_legs import TicketLegs
 from tui.desk.widgets.ticket_pools import TicketPools
 from tui.desk.widgets.ticket_pricing import DRIVERS, TicketPricing, typed_price
@@ -94,7 +95,7 @@ class QuoteTicket(Vertical):
 
     def compose(self) -> ComposeResult:
         """Header, leg rows, settlement fields, buttons."""
-        yield LiveText("Select a received RFQ to quote it.", id="ticket-head", fixed_size=True)
+        yield TicketHead(id="ticket-head")
         with VerticalScroll(id="ticket-body"):
             yield TicketLegs(id="ticket-legs")
             yield TicketPricing(id="ticket-pricing")
@@ -120,9 +121,17 @@ class QuoteTicket(Vertical):
             yield LiveText("", id="ticket-live")
 
     def on_mount(self) -> None:
-        """Start empty."""
+        """Start empty. The parts a cursor move fills are looked up once, here."""
+        self._head = self.query_one(TicketHead)
+        self._body = self.query_one("#ticket-body")
+        self._legs = self.query_one(TicketLegs)
+        self._figures = self.query_one(TicketPricing)
+        self._pools = self.query_one(TicketPools)
+        self._expiry = self.query_one("#expiry", Input)
+        self._client_id = self.query_one("#client-id", Input)
+        self._live = self.query_one("#ticket-live", LiveText)
         show_form_errors(self, {})
-        self.query_one("#ticket-body").display = False
+        self._body.display = False
 
     # -- data in ----------------------------------------------------------------------------
 
@@ -141,10 +150,11 @@ class QuoteTicket(Vertical):
         ):
             rfq = self.book.rfqs_received.get(bound.rfq_id, bound)
         self.rfq = rfq
-        self.query_one("#ticket-body").display = rfq is not None
+        if self._body.display != (rfq is not None):
+            self._body.display = rfq is not None
         if rfq is None:
             self._legs_for = None
-            await self.query_one(TicketLegs).show([])
+            await self._legs.show([])
             self._refresh_live()
             return
         if self._legs_for != rfq.rfq_id:
@@ -152,15 +162,15 @@ class QuoteTicket(Vertical):
             self._legs_for = rfq.rfq_id
             # A cursor move is many a second: nothing is written that shows already (a new
             # text or option list lays the whole screen out).
-            self.query_one(TicketPools).new_rfq()
-            if (expiry := self.query_one("#expiry", Input)).value:
-                expiry.value = ""
+            self._pools.new_rfq()
+            if self._expiry.value:
+                self._expiry.value = ""
             await self._build_legs(rfq)
             pricing, _ = self._pricing.get(rfq, self._marks(), now)
-            self.query_one(TicketPricing).show(rfq, pricing)
-            self.query_one(TicketPools).fill(rfq)
-            if (client_id := self.query_one("#client-id", Input)).value:
-                client_id.value = ""  # a typed id is this RFQ's; blank makes one at send
+            self._figures.show(rfq, pricing)
+            self._pools.fill(rfq)
+            if self._client_id.value:
+                self._client_id.value = ""  # a typed id is this RFQ's; blank makes one at send
             if self._errors_shown:  # a flag, not a look at every error line of the form
                 self.show_errors({})
             self._show_figures()
@@ -178,27 +188,12 @@ class QuoteTicket(Vertical):
         return ""
 
     def _draw_head(self) -> None:
-        head = self.query_one("#ticket-head", Static)
         rfq = self.rfq
         if rfq is None:
-            head.update("Select a received RFQ to quote it.")
+            self._head.show(EMPTY)
             return
-        now = self.clock()
-        taker = self.book.company_name(rfq.taker_company)
-        price = rfq.structure_price.price if rfq.structure_price else None
-        delta = rfq.structure_price.delta if rfq.structure_price else None
         closed = self.closed_reason()
-        state = (
-            f"[b $error]{closed.upper()}: this ticket cannot send[/]"
-            if closed
-            else f"expires {fmt.countdown(rfq.rfq_expires_at, now)}"
-        )
-        head.update(
-            f"[b]RFQ {fmt.short_id(rfq.rfq_id)}[/b] from [b]{taker}[/b]  qty {fmt.qty(rfq.qty)}"
-            f"  {state}\n"
-            f"{fmt.structure_text(rfq.structure)}\n"
-            f"structure px {fmt.price(price)}  delta {fmt.greek(delta)}"
-        )
+        self._head.show(head_lines(rfq, self.book, self.clock(), closed))
         if self._closed_shown != bool(closed):  # asked every second: looked up on a change
             self._closed_shown = bool(closed)
             for button in ("#send", "#replace"):
@@ -207,7 +202,7 @@ class QuoteTicket(Vertical):
     def refresh_pools(self) -> None:
         """Pools changed: refresh the pool choices, keeping the user's pick when it remains."""
         if self.rfq is not None:
-            self.query_one(TicketPools).fill(self.rfq)
+            self._pools.fill(self.rfq)
 
     def _marks(self) -> dict[str, Decimal]:
         return listing_marks(self.book.stats)
@@ -218,7 +213,7 @@ class QuoteTicket(Vertical):
         for index, leg in enumerate(rfq.rfq_legs):
             bid, ask = prefill(marks[index] if index < len(marks) else None)
             legs.append((leg_label(leg, rfq.qty), bid, ask))
-        await self.query_one(TicketLegs).show(legs)
+        await self._legs.show(legs)
 
     def tick(self) -> None:
         """Every second (`DeskPanes.tick`): the RFQ's countdown and the live quote's."""
@@ -230,7 +225,7 @@ class QuoteTicket(Vertical):
             self.rfq = self.book.rfqs_received.get(self.rfq.rfq_id, self.rfq)
             self._reprice()
         self._draw_head()
-        live = self.query_one("#ticket-live", Static)
+        live = self._live
         if self.rfq is None:
             live.update("")
             return
@@ -354,7 +349,10 @@ class QuoteTicket(Vertical):
     @on(Input.Changed)
     def _price_typed(self, event: Input.Changed) -> None:
         """A vol or package price typed fills the leg prices it decides; a leg price typed by
-        hand makes the legs the source again; either way the figures follow."""
+        hand makes the legs the source again; either way the figures follow. The ticket's
+        fields are its own: the change goes no further up (a move refills them, and each step
+        up the screen is a message passed on)."""
+        event.stop()
         name = event.input.id or ""
         pricing = self.query_one(TicketPricing)
         if event.input.has_focus and self.rfq is not None:
@@ -375,11 +373,7 @@ class QuoteTicket(Vertical):
         return typed_price(self.query_one(f"#{side}-{index}", Input).value)
 
     def _show_figures(self) -> None:
-        legs = len(self.rfq.rfq_legs) if self.rfq else 0
-        self.query_one(TicketPricing).show_figures(
-            [self.query_one(f"#bid-{i}", Input).value for i in range(legs)],
-            [self.query_one(f"#ask-{i}", Input).value for i in range(legs)],
-        )
+        self._figures.show_figures(*self._legs.prices(len(self.rfq.rfq_legs) if self.rfq else 0))
 
     def _reprice(self) -> None:
         """The bound RFQ's fair value or its underlying's mark moved: the figures follow."""
@@ -387,7 +381,7 @@ class QuoteTicket(Vertical):
             return
         pricing, moved = self._pricing.get(self.rfq, self._marks(), self.clock())
         if moved:
-            self.query_one(TicketPricing).reprice(pricing)
+            self._figures.reprice(pricing)
             self._show_figures()
 
     @on(Button.Pressed)

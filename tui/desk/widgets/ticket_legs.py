@@ -57,11 +57,19 @@ class LegRow(Vertical):
 
     def set_price(self, side: str, text: str) -> None:
         """Put ``text`` in the leg's ``side`` field ("bid" or "ask")."""
+        field = self._field(side)
+        if field.value != text:
+            field.value = text
+
+    def price(self, side: str) -> str:
+        """The leg's ``side`` price ("bid" or "ask") as typed."""
+        return self._field(side).value
+
+    def _field(self, side: str) -> Input:
         field = self._fields.get(side)
         if field is None:  # looked up once: a cursor move fills every row
             field = self._fields[side] = self.query_one(f"#{side}-{self.index}", Input)
-        if field.value != text:
-            field.value = text
+        return field
 
 
 class TicketLegs(Vertical):
@@ -96,3 +104,8 @@ class TicketLegs(Vertical):
         """Put ``text`` in leg ``index``'s ``side`` field (a price derived from a vol)."""
         if 0 <= index < len(self._rows):
             self._rows[index].set_price(side, text)
+
+    def prices(self, count: int) -> tuple[list[str], list[str]]:
+        """The bids and the asks of the first ``count`` legs, as typed."""
+        rows = self._rows[:count]
+        return [row.price("bid") for row in rows], [row.price("ask") for row in rows]

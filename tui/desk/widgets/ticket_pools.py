@@ -27,7 +27,7 @@ from textual.widgets import Input, Label, Select, Static
 from textual.widgets._select import SelectCurrent, SelectOverlay
 
 from tui.desk.widgets.common.forms import margin_preset_select
-from tui.desk.widgets.quote_form import NEW_POOL
+from tui.desk.widgets.quote_form import NEW_POOL, offered_pool_hint, offered_pool_name
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -72,7 +72,8 @@ class PoolPicker(Select[str]):
 
     def compose(self) -> ComposeResult:
         """The one-line face and the (closed) drop-down list."""
-        yield PoolFace(self.prompt)
+        self._face = PoolFace(self.prompt)
+        yield self._face
         yield SelectOverlay(type_to_search=True).data_bind(compact=Select.compact)
 
     def offer(self, choices: Choices, value: str) -> None:
@@ -83,7 +84,7 @@ class PoolPicker(Select[str]):
         if self.value != value:
             self.value = value
         label = next(text for text, choice in choices if choice == value)
-        face = self.query_one(PoolFace)
+        face = self._face
         if face.label != label:  # the same pool, under a new status or name
             face.update(label)
 
@@ -162,19 +163,21 @@ class TicketPools(Vertical):
 
     def on_mount(self) -> None:
         """The new pool's fields are hidden until "+ new pool" is chosen."""
-        self._new_pool_rows = list(self.query(NewPoolRow))  # looked up once: a move shows them
+        # Looked up once: a cursor move shows or hides the rows and fills the picker.
+        self._new_pool_rows = list(self.query(NewPoolRow))
+        self._picker = self.query_one(PoolPicker)
+        self._pool_name = self.query_one("#pool-name", Input)
         self._toggle_new_pool(False)
 
     def new_rfq(self) -> None:
         """The ticket moved to another RFQ: the maker's pick and typed name are forgotten."""
         self._fresh = True
-        name = self.query_one("#pool-name", Input)
-        if name.value:  # written only when it shows something: a new text lays the screen out
-            name.value = ""
+        if self._pool_name.value:  # written only when it shows something: a new text lays out
+            self._pool_name.value = ""
 
     def fill(self, rfq: RFQ) -> None:
         """The pools shared with ``rfq``'s taker, then "+ new pool"; the maker's pick kept."""
-        picker = self.query_one(PoolPicker)
+        picker = self._picker
         current = picker.value
         # A value other than the one the ticket chose itself is the maker's pick.
         mine = self._fresh or current == self._auto or not isinstance(current, str)
@@ -192,13 +195,14 @@ class TicketPools(Vertical):
         picker.offer(choices, wanted)
         self._auto = None if wanted == picked else wanted
         me = self.book.company_name(self.book.me)
-        self._offered_name = f"{me}-{self.book.company_name(rfq.taker_company)}-{rfq.rfq_id[:4]}"
+        taker = self.book.company_name(rfq.taker_company)
+        self._offered_name = offered_pool_name(me, taker, rfq.rfq_id)
         self._toggle_new_pool(wanted == NEW_POOL)
 
     @property
     def pool(self) -> str:
         """The chosen pool's id, `NEW_POOL`, or "" when none is chosen."""
-        value = self.query_one(PoolPicker).value
+        value = self._picker.value
         return value if isinstance(value, str) else ""
 
     @property
@@ -210,19 +214,20 @@ class TicketPools(Vertical):
     @property
     def pool_name(self) -> str:
         """The new pool's name as typed, or the name offered in its place when left blank."""
-        name = self.query_one("#pool-name", Input).value
+        name = self._pool_name.value
         return name if name.strip() else self._offered_name
 
     def _toggle_new_pool(self, show: bool) -> None:
         # Hidden, their rows keep their place: the ticket keeps its height from RFQ to RFQ.
         for row in self._new_pool_rows:
             row.reveal(show)
-        name = self.query_one("#pool-name", Input)
-        wanted = self._offered_name if show else ""  # hidden, it holds no other RFQ's name
-        if name.placeholder != wanted:
-            name.placeholder = wanted
+        hint = offered_pool_hint(self.book.company_name(self.book.me))
+        if self._pool_name.placeholder != hint:
+            self._pool_name.placeholder = hint
 
     @on(Select.Changed, "#pool")
     def _pool_changed(self, event: Select.Changed) -> None:
-        # The value now, not the event's: a refill's own changes arrive after it is done.
+        # The value now, not the event's: a refill's own changes arrive after it is done. No
+        # one above the ticket reads its pool: the change goes no further up.
+        event.stop()
         self._toggle_new_pool(event.select.value == NEW_POOL)

@@ -88,6 +88,7 @@ class TicketPricing(Vertical):
         self.rfq: RFQ | None = None
         self.pricing: Pricing | None = None
         self._lines = 2
+        self._figured: tuple[object, ...] = ()  # what the figures shown were worked out from
 
     def compose(self) -> ComposeResult:
         """The two quote-by rows (options only) with their error lines, then the figures."""
@@ -103,12 +104,18 @@ class TicketPricing(Vertical):
                     yield error
         yield LiveText("", id="ticket-figures", fixed_size=True)
 
+    def on_mount(self) -> None:
+        """The fields a cursor move empties are looked up once, here."""
+        self._rows = self.query_one(".quote-by")
+        self._fields = {name: self.query_one(f"#{name}", Input) for name in DRIVERS}
+        self._errors = {name: self.query_one(f"#err-{name}", Static) for name in DRIVERS}
+        self._figures = self.query_one("#ticket-figures", LiveText)
+
     def show(self, rfq: RFQ, pricing: Pricing) -> None:
         """A new RFQ: the quote-by rows for an option structure, empty, without refusals."""
         self.rfq, self.pricing = rfq, pricing
-        rows = self.query_one(".quote-by")
-        if rows.display != pricing.has_options:
-            rows.display = pricing.has_options
+        if self._rows.display != pricing.has_options:
+            self._rows.display = pricing.has_options
         for name in DRIVERS:
             self._set(name, "")
             self._refuse(name, "")
@@ -118,12 +125,12 @@ class TicketPricing(Vertical):
         self.pricing = pricing
 
     def _set(self, name: str, text: str) -> None:
-        field = self.query_one(f"#{name}", Input)
+        field = self._fields[name]
         if field.value != text:
             field.value = text
 
     def _refuse(self, name: str, message: str) -> None:
-        error = self.query_one(f"#err-{name}", Static)
+        error = self._errors[name]
         if not message and not error.display:
             return
         error.update(message)
@@ -172,11 +179,17 @@ class TicketPricing(Vertical):
 
     def show_figures(self, bids: list[str], asks: list[str]) -> None:
         """The package, edge and IV of the leg prices as typed (see module docs)."""
-        figures = self.query_one("#ticket-figures", LiveText)
+        figures = self._figures
         rfq, pricing = self.rfq, self.pricing
         if rfq is None or pricing is None or len(bids) != len(rfq.structure.legs):
+            self._figured = ()
             figures.update("")
             return
+        # Asked again for each leg field a move refills: worked out once per change.
+        figured = (rfq.rfq_id, pricing, tuple(bids), tuple(asks))
+        if figured == self._figured and figured[1] is self._figured[1]:
+            return
+        self._figured = figured
         bid, ask = package_quote(
             rfq, [typed_price(t) for t in bids], [typed_price(t) for t in asks]
         )
