@@ -35,36 +35,32 @@ import statistics
 import subprocess
 import sys
 import time
-from datetime import timedelta
-from decimal import Decimal
-from operator import attrgetter
 from pathlib import Path
-from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from rich.text import Text  # noqa: E402
-from textual import events  # noqa: E402
-from textual.app import App, ComposeResult  # noqa: E402
-from textual.strip import Strip  # noqa: E402
 from textual.widget import Widget  # noqa: E402
-from textual.widgets import DataTable  # noqa: E402
 
-from tests.desk.kit.venue import DAY_START  # noqa: E402
-from tui.api.models import Trade  # noqa: E402
-from tui.desk.book import DeskBook  # noqa: E402
-from tui.desk.themes import DESK_VARIABLES  # noqa: E402
-from tui.desk.trade_legs import TradeLeg, TradeLegs  # noqa: E402
-from tui.desk.widgets.blotter import blotter_columns  # noqa: E402
+from tests.bench.blotter_tables import (  # noqa: E402
+    BenchApp,
+    Watch,
+    WatchedDataTable,
+    WatchedVirtualTable,
+    datatable_rows,
+    until_painted,
+)
+from tests.bench.blotter_trades import PENDING, day_of_trades  # noqa: E402
+from tui.desk.trade_legs import TradeLeg  # noqa: E402
 from tui.desk.widgets.common import fmt  # noqa: E402
-from tui.desk.widgets.common.columns import Cell, TableColumn  # noqa: E402
-from tui.desk.widgets.common.virtual_table import VirtualTable  # noqa: E402
+
+__all__ = ["Watch", "WatchedDataTable", "until_painted"]
+"""What `bench_desk_tables` takes from here (they live in `blotter_tables`)."""
+
 
 SIZES = (10_000, 100_000)
 WARM_UP = 100
-PENDING = "pending_atomic_deposit"
 BOOKED = "success_trades_booked_into_pool"
 REJECTED = "rejected_failed_risk_checks"
 CHANGED = 100
@@ -78,105 +74,9 @@ TARGETS = {
 }
 """Issue 11's targets, in seconds."""
 RSS_TARGET_MB = 150
-GIVE_UP_S = 600
-"""A table that has not painted what it was asked for by then never will (a bench bug)."""
 
 
-# -- the two tables, watched for what they paint ---------------------------------------------
-
-
-class Watch:
-    """What a table is waiting to paint (texts on one line), and whether it did."""
-
-    def __init__(self) -> None:
-        self.texts: tuple[str, ...] = ()
-        self.seen = False
-
-    def saw(self, strip: Strip) -> Strip:
-        if self.texts and not self.seen:
-            line = strip.text
-            self.seen = all(text in line for text in self.texts)
-        return strip
-
-
-class WatchedVirtualTable(VirtualTable[TradeLeg]):
-    """The virtual table, noting when a painted line holds the watched text."""
-
-    lookout = Watch()
-
-    def render_line(self, y: int) -> Strip:
-        return self.lookout.saw(super().render_line(y))
-
-
-class WatchedDataTable(DataTable[Cell]):
-    """Textual's DataTable, noting when a painted line holds the watched text."""
-
-    lookout = Watch()
-
-    def render_line(self, y: int) -> Strip:
-        return self.lookout.saw(super().render_line(y))
-
-
-class _BenchApp(App[None]):
-    def __init__(self, kind: str) -> None:
-        super().__init__()
-        self.kind = kind
-        self.book = DeskBook()
-
-    def get_theme_variable_defaults(self) -> dict[str, str]:
-        return {**super().get_theme_variable_defaults(), **DESK_VARIABLES}
-
-    def compose(self) -> ComposeResult:
-        columns = blotter_columns(self, self.book)
-        table: Widget
-        if self.kind == "virtual":
-            table = WatchedVirtualTable(
-                columns,
-                key=attrgetter("id"),
-                version=attrgetter("status"),
-                sort="when",
-                descending=True,
-                id="table",
-            )
-        else:
-            table = WatchedDataTable(cursor_type="row", zebra_stripes=True, id="table")
-            for column in columns:
-                label = Text(column.label, justify="right" if column.numeric else "left")
-                table.add_column(label, width=column.width, key=column.key)
-        table.styles.height = "1fr"
-        yield table
-
-    def on_mount(self) -> None:
-        self.query_one("#table").focus()
-
-    @property
-    def columns(self) -> list[TableColumn[TradeLeg]]:
-        return blotter_columns(self, self.book)
-
-
-async def until_painted(
-    app: App[Any], lookout: Watch, texts: tuple[str, ...], key: str | None
-) -> None:
-    """Press ``key`` (again now and then, for a table still taking its rows in) and force
-    frames until a painted line holds all of ``texts``."""
-    lookout.texts, lookout.seen = texts, False
-    pressed, started = 0.0, time.perf_counter()
-    while not lookout.seen:
-        if time.perf_counter() - started > GIVE_UP_S:
-            raise TimeoutError(f"{texts} never painted")
-        if key is not None and time.perf_counter() - pressed > 0.25:
-            app.post_message(events.Key(key, None))
-            pressed = time.perf_counter()
-        await asyncio.sleep(0)
-        app.screen._on_timer_update()  # a frame now, not at the next 60 Hz tick
-
-
-def _datatable_rows(app: _BenchApp, trades: list[TradeLeg]) -> list[tuple[str, tuple[Cell, ...]]]:
-    columns = app.columns
-    return [(t.id, tuple(c.format(c.value(t)) for c in columns)) for t in reversed(trades)]
-
-
-async def _load(app: _BenchApp, trades: list[TradeLeg]) -> float:
+async def _load(app: BenchApp, trades: list[TradeLeg]) -> float:
     """Seconds from handing ``trades`` over until End shows the oldest."""
     table = app.query_one("#table")
     oldest = (fmt.clock_time(trades[0].created_at) + "  " + trades[0].id[:8],)
@@ -186,7 +86,7 @@ async def _load(app: _BenchApp, trades: list[TradeLeg]) -> float:
         await until_painted(app, table.lookout, oldest, "end")
     else:
         assert isinstance(table, WatchedDataTable)
-        for key, cells in _datatable_rows(app, trades):
+        for key, cells in datatable_rows(app, trades):
             table.add_row(*cells, key=key)
         await until_painted(app, table.lookout, oldest, "ctrl+end")  # DataTable's bottom key
     return time.perf_counter() - started
@@ -198,7 +98,7 @@ async def measure_loads(kind: str, trades: list[TradeLeg]) -> dict[str, float]:
     colour caches, some 100 ms that a desk pays once at start-up: not counted, either kind)."""
     figures = {}
     for size in (WARM_UP, *SIZES):
-        app = _BenchApp(kind)
+        app = BenchApp(kind)
         async with app.run_test(size=(140, 45)) as pilot:
             await pilot.pause()
             figures[f"load {size:,}"] = await _load(app, trades[:size])
@@ -213,7 +113,7 @@ async def measure_changes(kind: str, trades: list[TradeLeg]) -> dict[str, float]
     newest = trades[-CHANGED:]
     spread = trades[-20 :: -(len(trades) // CHANGED)][:CHANGED]  # the first on screen
     figures: dict[str, float] = {}
-    app = _BenchApp(kind)
+    app = BenchApp(kind)
     async with app.run_test(size=(140, 45)) as pilot:
         await pilot.pause()
         await _load(app, trades)
@@ -251,9 +151,7 @@ def _status_word(status: str) -> str:
     return {BOOKED: "booked", REJECTED: "rejected"}.get(status, status[:8])
 
 
-def _apply(
-    app: _BenchApp, table: Widget, changed: list[TradeLeg], snapshot: list[TradeLeg]
-) -> None:
+def _apply(app: BenchApp, table: Widget, changed: list[TradeLeg], snapshot: list[TradeLeg]) -> None:
     """Hand the changes to the table, its own way (the whole snapshot when given)."""
     if isinstance(table, WatchedVirtualTable):
         if snapshot:
@@ -282,7 +180,7 @@ def _vm(field: str) -> int:
 
 async def _rss_child(kind: str, count: int) -> dict[str, int]:
     trades = day_of_trades(count)
-    app = _BenchApp(kind)
+    app = BenchApp(kind)
     async with app.run_test(size=(140, 45)) as pilot:
         await pilot.pause()
         before = _vm("VmHWM")
@@ -306,43 +204,6 @@ def peak_rss(kind: str, count: int) -> dict[str, int]:
 
 
 # -- the report ------------------------------------------------------------------------------
-
-
-PAGE = 10_000
-"""Trades per page, as the feed asks for them."""
-
-
-def _page(start: int, count: int) -> list[Trade]:
-    """``count`` BTC perpetual legs from number ``start``, one a second, pending clearing,
-    with ids shaped like the venue's (36-character UUIDs)."""
-    return [
-        Trade(
-            id=f"{i:08x}-7a1e-4c0d-9b2f-{i:012x}",
-            source_rfq=f"{i:08x}-0d3c-4e5f-8a6b-{i:012x}",
-            source_quote=f"{i:08x}-5e4d-4c3b-8a29-{i:012x}",
-            company="0b6f3e5a-3c2d-4e1f-9a8b-7c6d5e4f3a2b",
-            counterparty="5f1c2d3e-4a5b-4c6d-8e7f-8a9b0c1d2e3f",
-            created_at=DAY_START + timedelta(seconds=i),
-            side="buy" if i % 2 else "sell",
-            instrument={"instrument_type": "perpetual_future", "underlying": "BTC"},
-            price=Decimal("98000.5") + i,
-            qty=Decimal("0.1"),
-            pool_location="9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b",
-            role="taker",
-            status=PENDING,
-        )
-        for i in range(start, start + count)
-    ]
-
-
-def day_of_trades(count: int) -> list[TradeLeg]:
-    """``count`` trade legs as the desk holds them: each page of models turned into legs as
-    it comes, so no more than a page of models is ever alive."""
-    legs = TradeLegs()
-    day: list[TradeLeg] = []
-    for start in range(0, count, PAGE):
-        day += [legs.leg(trade) for trade in _page(start, min(PAGE, count - start))]
-    return day
 
 
 def _line(name: str, mine: float, base: float | None, target: float | None) -> str:

@@ -1,7 +1,10 @@
-"""Example wire records of every record type, written from the field lists of contract.md."""
+"""Example wire records of every record type, written from the field lists of contract.md;
+and odd ones (`ODD_OPTION`, `ODD_PERP`, `odd_rfq`) with values a request would refuse, that a
+record must still read."""
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 ME = "a1b2c3d4-0000-4000-8000-000000000001"
@@ -317,3 +320,26 @@ MARKET_STATS: dict[str, Any] = {
         }
     ],
 }
+
+
+ODD_OPTION: dict[str, Any] = dict(
+    OPTION,
+    underlying="A-VERY-LONG-UNDERLYING-NAME",
+    strike="-1",
+    payoff="digital_call",
+    exercise="bermudan",
+)
+"""An option no request may ask for: a long underlying, a negative strike, unknown kinds."""
+ODD_PERP: dict[str, Any] = dict(PERP, underlying="X" * 30, funding_interval_s=0)
+"""A perpetual no request may ask for: a long underlying, no funding interval."""
+
+
+def odd_rfq() -> dict[str, Any]:
+    """The example RFQ with twelve odd legs (a sideways option of ratio 0, then perpetuals)."""
+    rfq = copy.deepcopy(RFQ)
+    legs = [{"side": "sideways", "ratio": 0, "instrument": ODD_OPTION}] + [
+        {"side": "buy", "ratio": 1, "instrument": ODD_PERP}
+    ] * 11
+    rfq["structure"] = {"legs": legs}
+    rfq["rfq_legs"][0]["side"] = "sideways"
+    return rfq

@@ -4,7 +4,8 @@
 `margin_params`, `expect_error`); `engine` is `Kit`, an `Exchange` on a temp file driven
 directly, as the HTTP layer calls it; `actors` is `ActorKit`, a sandbox with its simulated
 counterparties stepped on a frozen clock (`always`, `MAKERS`); `e2e` builds requests and books
-a whole trade through `ServiceClient` over HTTP (``test_e2e_*``); `history_replay` plays the
+a whole trade through `ServiceClient` over HTTP (``test_e2e_*``); `http` (imported by its own
+name) holds what the raw-HTTP tests share (``http/test_http_*``); `history_replay` plays the
 seeded history through the engine call by call, the reference the bulk-written history is held
 to (``test_history_bulk``).
 """

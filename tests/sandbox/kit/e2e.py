@@ -15,6 +15,7 @@ from tests.sandbox.kit.common import D, perp
 from tui.api.models import (
     RFQ,
     AcceptQuoteRequest,
+    ClearingStatus,
     LegQuote,
     MakerLastLookRequest,
     NewQuoteRequest,
@@ -26,6 +27,9 @@ from tui.api.models import (
     UseExistingPool,
 )
 from tui.sandbox.engine.seed import SEED_POOL_NAME
+
+BOOKED = ClearingStatus.SUCCESS_TRADES_BOOKED_INTO_POOL
+"""A trade's status once its last look booked it into the pool."""
 
 
 def rfq_request(
