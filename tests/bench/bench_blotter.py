@@ -45,7 +45,6 @@ from textual.widget import Widget  # noqa: E402
 
 from tests.bench.blotter_tables import (  # noqa: E402
     BenchApp,
-    Watch,
     WatchedDataTable,
     WatchedVirtualTable,
     datatable_rows,
@@ -54,10 +53,6 @@ from tests.bench.blotter_tables import (  # noqa: E402
 from tests.bench.blotter_trades import PENDING, day_of_trades  # noqa: E402
 from tui.desk.trade_legs import TradeLeg  # noqa: E402
 from tui.desk.widgets.common import fmt  # noqa: E402
-
-__all__ = ["Watch", "WatchedDataTable", "until_painted"]
-"""What `bench_desk_tables` takes from here (they live in `blotter_tables`)."""
-
 
 SIZES = (10_000, 100_000)
 WARM_UP = 100

@@ -43,7 +43,7 @@ from rich.text import Text  # noqa: E402
 from textual.app import App, ComposeResult  # noqa: E402
 from textual.widgets import ContentSwitcher  # noqa: E402
 
-from tests.bench.bench_blotter import Watch, WatchedDataTable, until_painted  # noqa: E402
+from tests.bench.blotter_tables import Watch, WatchedDataTable, until_painted  # noqa: E402
 from tests.desk.kit.venue import booked_trades  # noqa: E402
 from tui.api.models import Page, Trade  # noqa: E402
 from tui.desk.book import DeskBook  # noqa: E402
