@@ -42,6 +42,8 @@ def is_narrow(app: App[Any]) -> bool:
 
 def follow_focus(app: App[Any], widget: Widget) -> None:
     """The tracker shows while it has the focus, else the ticket (narrow terminals)."""
+    if not app.screen_stack:
+        return  # the desk is closing: its screens are gone
     main = app.screen_stack[0]
     if not any(node is main for node in widget.ancestors):
         return  # a modal's field (or one already gone): the panes behind stay as they are
