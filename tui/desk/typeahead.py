@@ -23,6 +23,7 @@ from typing import Any
 from textual import events
 from textual.app import App
 from textual.binding import Binding
+from textual.dom import NoScreen
 from textual.timer import Timer
 from textual.widget import Widget
 
@@ -139,8 +140,9 @@ class TypeAhead:
         self.waiting.append(key)
 
     def focus_moved(self, widget: Widget) -> None:
-        """The focus went somewhere: if it left where it was when the hold began, release."""
-        if self.holding and widget is not self._focus_at_hold:
+        """The focus went somewhere: if it left where it was when the hold began, release
+        (not while the screen it is on still sets its first focus: `settling_focus`)."""
+        if self.holding and widget is not self._focus_at_hold and not _settling(widget):
             self.release()
 
     def release(self) -> None:
@@ -164,7 +166,7 @@ class TypeAhead:
     def _check_calm(self) -> None:
         """Release once every message pump of the desk was idle at two checks in a row: the
         key's action ran, and whatever it posted was handled, without moving the focus."""
-        if self._busy_somewhere():
+        if self._busy_somewhere() or getattr(self.app.screen, "settling_focus", False):
             self._calm_seen = 0
             return
         self._calm_seen += 1
@@ -187,6 +189,17 @@ class TypeAhead:
             self.replay_pending = False
             return None
         return self.waiting.popleft()
+
+
+def _settling(widget: Widget) -> bool:
+    """Whether ``widget``'s screen is still setting its first focus: a form that focuses its
+    first field a refresh after it is mounted says so with ``settling_focus = True`` until it
+    has (the keys typed behind its opener wait for that field, not for whatever the screen
+    focused first)."""
+    try:
+        return bool(getattr(widget.screen, "settling_focus", False))
+    except NoScreen:  # a widget already gone
+        return False
 
 
 class Replay(events.Event):

@@ -63,6 +63,10 @@ class NewRfqScreen(BuildingFast, ErrorsFollowFields, TellingRfqScreen, SendingRf
     again. Backing out closes it with None.
     """
 
+    settling_focus = True
+    """Until leg 1's type field has the focus: the keys typed behind ``n`` wait for it
+    (`tui.desk.typeahead`)."""
+
     # The box scrolls to the focused field where the terminal is short (80x24); the keys'
     # line is left to the footer there.
     DEFAULT_CSS = """
@@ -233,9 +237,12 @@ class NewRfqScreen(BuildingFast, ErrorsFollowFields, TellingRfqScreen, SendingRf
         self._show_targets()
         self._show_words()
         # Focused without centring it, which on a short screen scrolled the title away.
-        self.call_after_refresh(
-            lambda: self.set_focus(self.query_one("#type-0", Select), scroll_visible=False)
-        )
+        self.call_after_refresh(self._first_focus)
+
+    def _first_focus(self) -> None:
+        """Leg 1's type field: the keys typed behind ``n`` wait for it (`settling_focus`)."""
+        self.settling_focus = False
+        self.set_focus(self.query_one("#type-0", Select), scroll_visible=False)
 
     # -- legs ---------------------------------------------------------------------------------
 
