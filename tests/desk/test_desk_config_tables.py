@@ -118,7 +118,7 @@ def test_a_fractional_value_is_read_as_written_never_through_a_float(tmp_path: P
         (
             "[guardrails]\nmax_notionl = 1\n",
             ":2: guardrails.max_notionl: unknown setting "
-            "(here: max_bps_from_fair, max_notional, duplicate_rfq_s)",
+            "(here: max_bps_from_fair, max_notional, duplicate_rfq_s, max_deposit)",
         ),
         ("guardrails = 5\n", ":1: guardrails: "),
         ('[alerts]\nquiet = "sometimes"\n', ":2: alerts.quiet: Input should be a valid boolean"),

@@ -37,11 +37,11 @@ TIGHT = GuardrailSettings(max_bps_from_fair=D(100), max_notional=D(50_000), dupl
 def test_a_quote_far_from_fair_says_which_side_how_far_and_the_limit() -> None:
     assert quote_off_fair(D(99), D(101), D(100), TIGHT) is None  # 100 bps each: at the limit
     assert quote_off_fair(D("98.9"), D(101), D(100), TIGHT) == (
-        "bid 98.9 is 110 bps below fair value 100 (limit 100 bps)"
+        "bid 98.9 is 110 bps below fair value 100, the venue's structure price (limit 100 bps)"
     )
     # A bid through fair is as far as a wide one.
     assert quote_off_fair(D(102), None, D(100), TIGHT) == (
-        "bid 102 is 200 bps above fair value 100 (limit 100 bps)"
+        "bid 102 is 200 bps above fair value 100, the venue's structure price (limit 100 bps)"
     )
     both = quote_off_fair(D(90), D(115), D(100), TIGHT)
     assert both is not None and "bid 90 is 1000 bps below" in both and "ask 115 is 1500" in both
@@ -49,7 +49,8 @@ def test_a_quote_far_from_fair_says_which_side_how_far_and_the_limit() -> None:
     # A spread priced near zero: bps against the underlying's mark, as the caller names it.
     assert quote_off_fair(D("-5"), D(5), D(0), TIGHT, reference=D(3000)) is None
     assert quote_off_fair(D("-5"), D(40), D(0), TIGHT, reference=D(3000)) == (
-        "ask 40 is 133 bps above fair value 0 (limit 100 bps)"
+        "ask 40 is 133 bps above fair value 0, the venue's structure price; bps of 3,000.00, "
+        "the legs' gross value at the mark (limit 100 bps)"
     )
     assert quote_off_fair(D(-5), D(5), D(0), TIGHT) is None  # nothing to divide by
 
@@ -57,10 +58,10 @@ def test_a_quote_far_from_fair_says_which_side_how_far_and_the_limit() -> None:
 def test_an_accept_checks_the_side_it_trades() -> None:
     assert accept_off_fair(TradeSide.BUY, D(101), D(100), TIGHT) is None
     assert accept_off_fair(TradeSide.BUY, D(103), D(100), TIGHT) == (
-        "ask 103 is 300 bps above fair value 100 (limit 100 bps)"
+        "ask 103 is 300 bps above fair value 100, the venue's structure price (limit 100 bps)"
     )
     assert accept_off_fair(TradeSide.SELL, D(97), D(100), TIGHT) == (
-        "bid 97 is 300 bps below fair value 100 (limit 100 bps)"
+        "bid 97 is 300 bps below fair value 100, the venue's structure price (limit 100 bps)"
     )
     assert accept_off_fair(TradeSide.SELL, D(97), None, TIGHT) is None
     # The defaults: 300 bps.

@@ -35,6 +35,7 @@ from tui.desk.messages import Topic
 from tui.desk.roles.guard import fair_reference, quoted_notional, quoted_package
 from tui.desk.screens.confirm import ConfirmScreen
 from tui.desk.widgets.quote_board import QuoteBoard
+from tui.desk.widgets.quote_figures import listing_marks, structure_pricing
 from tui.desk.widgets.quote_ticket import QuoteTicket
 from tui.desk.widgets.rfq_inbox import RfqInbox
 
@@ -251,7 +252,7 @@ def test_a_spread_is_priced_as_the_venue_aggregates_it_and_its_notional_is_gross
     assert quoted_package(rfq, _quote({"a": ("1", "2")})) == (None, None)  # a leg unpriced
 
 
-def test_a_spread_priced_near_zero_takes_its_bps_against_the_underlying_mark() -> None:
+def test_a_spread_takes_its_bps_against_the_base_the_board_shows() -> None:
     book = DeskBook()
     book.stats = MarketStats.model_validate(
         {
@@ -275,6 +276,10 @@ def test_a_spread_priced_near_zero_takes_its_bps_against_the_underlying_mark() -
             ],
         }
     )
-    assert fair_reference(_calendar("-150"), book) == Decimal(100000)  # 0.15 % of the mark
-    assert fair_reference(_calendar("2500"), book) is None  # 2.5 %: its own fair will do
-    assert fair_reference(_calendar("-150"), DeskBook()) is None  # no mark known
+    # The base of the board's and the ticket's edge (one home): the legs' gross value at the
+    # mark, whatever the spread's own price; none without a mark.
+    board = structure_pricing(_calendar("-150"), listing_marks(book.stats), NOW).reference
+    assert board is not None and board > Decimal(200000)  # perp + future, 1 each, at ~100,000
+    assert fair_reference(_calendar("-150"), book, NOW) == board
+    assert fair_reference(_calendar("2500"), book, NOW) == board
+    assert fair_reference(_calendar("-150"), DeskBook(), NOW) is None  # no mark known

@@ -18,6 +18,7 @@ from tests.desk.kit.venue import accept, permit, perp_rfq, pool_between, quote_r
 from tui.api.models import ClearingStatus, TradeSide
 from tui.api.writes import WriteKind
 from tui.desk.clearing import NextStep
+from tui.desk.guardrails import GuardrailSettings
 from tui.desk.messages import Topic
 from tui.desk.roles.permit_terms import USDC_STEP, plain
 from tui.desk.screens.permit import PermitScreen
@@ -58,7 +59,7 @@ async def _deposit_form(app: Any, pilot: Any, pool_id: str, amount: str) -> Perm
 async def test_a_deposit_past_what_the_wallet_holds_is_never_signed_twice(
     sandbox: Any, desk: DeskFactory
 ) -> None:
-    app = desk()
+    app = desk(guardrails=GuardrailSettings(max_deposit=Decimal(TOO_MUCH) * 10))  # past the cap
     async with sandbox.client("DESK") as mine:
         pool = await pool_between(mine, sandbox.company_ids["ALPHA"])
     async with app.run_test(size=SIZE) as pilot:

@@ -8,6 +8,7 @@ dialog open with the reason under the amount.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from textual.widgets import Input, Static
@@ -16,6 +17,7 @@ from tests.desk.kit.desk import SIZE, DeskFactory, refresh, settle
 from tests.desk.kit.tabs import show_tab
 from tests.desk.kit.venue import pool_between
 from tui.api.errors import Conflict
+from tui.desk.guardrails import GuardrailSettings
 from tui.desk.messages import ActionKind, ActionOutcome, RecordIds, Topic
 from tui.desk.screens.new_rfq import NewRfqScreen
 from tui.desk.screens.permit import PermitScreen
@@ -66,7 +68,7 @@ async def test_the_ticket_pools_pane_and_builder_say_a_refusal_in_words(
 async def test_a_deposit_the_venue_refuses_keeps_its_dialog_with_the_reason_under_the_amount(
     sandbox: Any, desk: DeskFactory
 ) -> None:
-    app = desk()
+    app = desk(guardrails=GuardrailSettings(max_deposit=Decimal(10**12)))  # the venue refuses
     async with app.run_test(size=SIZE) as pilot:
         await refresh(app, pilot, Topic.COMPANIES, Topic.POOLS, Topic.TRANSFERS)
         pools = await show_tab(app, pilot, "pools", PoolsPane)

@@ -31,7 +31,7 @@ from tests.desk.kit.records import (
     waiting_trade,
 )
 from tui.api.errors import Conflict, ServerError
-from tui.api.models import RFQ, NewTransferRequest, Page, SubmitPermitRequest, TransferType
+from tui.api.models import RFQ, NewTransferRequest, Page, Quote, SubmitPermitRequest, TransferType
 from tui.api.permits import wallet_address
 from tui.desk.book import DeskBook
 from tui.desk.clearing import Role
@@ -103,6 +103,7 @@ async def test_no_wallet_and_a_permit_not_taken_are_outcomes_in_words() -> None:
     book.deposit_hints[QUOTE_ID] = DepositHint(Decimal(10), None)  # what the venue asks
     host = RoleHost(client, book=book, connection=session(wallet_key=None))
     trade = waiting_trade("pending_taker_deposit_approval", Role.TAKER)
+    client.answers["quotes_received"] = Page[Quote](result=[trade.quote])  # still waits
     async with host.run_test(size=SIZE) as pilot:
         host.pools.approve_now(trade, POOL_ADDRESS, Decimal(10))
         await settle(host, pilot)
@@ -116,7 +117,8 @@ async def test_no_wallet_and_a_permit_not_taken_are_outcomes_in_words() -> None:
     assert no_wallet.error is None and not no_wallet.crashed
     assert not_taken.problem == "the venue did not take the permit" and not not_taken.money
     assert not_taken.ids == RecordIds(RFQ_ID, QUOTE_ID, POOL_ID)
-    assert client.names == ["transfers_permit_template", "transfers_permit"]
+    # The trade is read again before signing: it still waits for the deposit.
+    assert client.names == ["quotes_received", "transfers_permit_template", "transfers_permit"]
 
 
 async def test_a_deposit_approval_asks_for_what_the_venue_said() -> None:

@@ -13,6 +13,7 @@
 
     [guardrails]                   # when a quote, accept or RFQ asks again
     max_notional = 250000
+    max_deposit = 500000           # USDC; a bigger pool deposit is refused before signing
     [alerts]                       # bell, flash, toast per kind; quiet = toasts only
     quiet = false
     [alerts.rfq_received]

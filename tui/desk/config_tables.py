@@ -4,6 +4,7 @@
     max_bps_from_fair = 300      # a quote or accept further from fair value asks again
     max_notional = 1000000       # USDC; a bigger quote or accept asks again
     duplicate_rfq_s = 30         # the same structure asked again within this warns
+    max_deposit = 1000000        # USDC; a bigger pool deposit is refused before signing
 
     [alerts]
     quiet = false                # true: toasts only, no bell, no flash
@@ -59,7 +60,18 @@ class GuardrailsTable(BaseModel):
         f"ago warns of a duplicate (default {GUARDRAIL_DEFAULTS.duplicate_rfq_s}; 0: never).",
     )
 
-    @field_validator("max_bps_from_fair", "max_notional", "duplicate_rfq_s", mode="before")
+    max_deposit: Decimal = Field(
+        default=GUARDRAIL_DEFAULTS.max_deposit,
+        gt=0,
+        allow_inf_nan=False,
+        description="A pool deposit above this many USDC is refused before its permit is "
+        "signed (a trade's deposit is what the venue asks, never capped: the form says so) "
+        f"(default {GUARDRAIL_DEFAULTS.max_deposit}).",
+    )
+
+    @field_validator(
+        "max_bps_from_fair", "max_notional", "duplicate_rfq_s", "max_deposit", mode="before"
+    )
     @classmethod
     def _a_number(cls, value: Any) -> Any:
         if isinstance(value, bool):  # pydantic would read true as 1
@@ -72,6 +84,7 @@ class GuardrailsTable(BaseModel):
             max_bps_from_fair=self.max_bps_from_fair,
             max_notional=self.max_notional,
             duplicate_rfq_s=self.duplicate_rfq_s,
+            max_deposit=self.max_deposit,
         )
 
 

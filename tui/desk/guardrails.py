@@ -5,12 +5,15 @@ in the second confirmation (`confirmation_words`):
 
 - `quote_off_fair` / `accept_off_fair`: a price more than `GuardrailSettings.max_bps_from_fair`
   basis points from the structure's fair value (the RFQ's structure price), either way; the
-  bps are `tui.desk.analytics.edge`'s (against ``|fair|``, or a reference the caller names,
-  such as the underlying's mark for a spread priced near zero);
+  bps are `tui.desk.analytics.edge`'s, against ``|fair|`` or the reference the caller names
+  (a package's legs' gross value at the mark, as the board's edge), and the words say which;
 - `notional_over`: a gross notional (`tui.desk.clearing.gross_notional`) over
   `GuardrailSettings.max_notional` USDC;
 - `duplicate_rfq`: the same structure (same legs, in any order) asked within
   `GuardrailSettings.duplicate_rfq_s` seconds of an RFQ already sent.
+
+`GuardrailSettings.max_deposit` is no question but a refusal: the permit rule
+(`tui.desk.roles.permit_terms`) refuses a pool deposit above it before anything is signed.
 
 No Textual, no network: the roles and the builder call these with what the book holds.
 """
@@ -40,9 +43,25 @@ class GuardrailSettings:
     """A quote or accept whose gross notional passes this (USDC) asks again."""
     duplicate_rfq_s: int = 30
     """The same structure asked again within this many seconds warns of a duplicate RFQ."""
+    max_deposit: Decimal = Decimal(1_000_000)
+    """A pool deposit above this (USDC) is refused before its permit is signed (a trade's
+    deposit, the exact amount the venue asks, is not capped: the form says it is above)."""
+
+    def lines(self) -> list[str]:
+        """The guardrails in force, one per line (`rfq-desk config` lists them)."""
+        return [
+            f"max {fmt.exact(self.max_bps_from_fair)} bps from fair value (quote or accept)",
+            f"max notional {fmt.exact(self.max_notional)} USDC (quote or accept)",
+            f"duplicate RFQ warning within {self.duplicate_rfq_s} s",
+            f"max deposit {fmt.exact(self.max_deposit)} USDC (a pool deposit's permit)",
+        ]
 
 
 DEFAULTS = GuardrailSettings()
+
+FAIR_IS = "the venue's structure price"
+"""What "fair value" is, in the guardrails' words: the RFQ's structure price, as the board's
+and the ticket's edges take it."""
 
 
 def _side_off(
@@ -63,9 +82,14 @@ def _side_off(
     if distance <= limit:
         return None
     where = "above" if price > fair else "below"
+    base = (
+        ""
+        if reference is None
+        else f"; bps of {fmt.money(abs(reference))}, the legs' gross value at the mark"
+    )
     return (
         f"{side} {fmt.exact(price)} is {distance.quantize(Decimal(1))} bps {where} fair value "
-        f"{fmt.exact(fair)} (limit {fmt.exact(limit)} bps)"
+        f"{fmt.exact(fair)}, {FAIR_IS}{base} (limit {fmt.exact(limit)} bps)"
     )
 
 
@@ -175,6 +199,7 @@ def reasons(*found: str | None) -> list[str]:
 
 __all__ = [
     "DEFAULTS",
+    "FAIR_IS",
     "GuardrailSettings",
     "accept_off_fair",
     "confirmation_words",

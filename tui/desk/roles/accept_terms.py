@@ -115,6 +115,23 @@ def option_premium_words(
     return _pays_words(paid) if paid is not None else fmt.DASH
 
 
+def trade_premium_words(premium: Decimal | None, status: str) -> str:
+    """A trade's premium as its clearing stands (`TrackedTrade.premium`: positive, I pay):
+    ``premium 578.29 paid`` only once booked, ``to pay`` while it clears, and never paid or
+    received on a rejected trade (no money moved); '' without option legs."""
+    from tui.api.lifecycle import clearing_is_booked, clearing_is_rejected
+
+    if premium is None:
+        return ""
+    amount = f"premium {fmt.money(abs(premium))}"
+    pays = premium >= 0
+    if clearing_is_rejected(status):
+        return f"{amount} not {'paid' if pays else 'received'}: the trade was rejected"
+    if clearing_is_booked(status):
+        return f"{amount} {'paid' if pays else 'received'}"
+    return f"{amount} {'to pay' if pays else 'to receive'}"
+
+
 def quote_expired(terms: AcceptTerms, now: datetime) -> bool:
     """Whether the quote of an accept is past its expiry by the desk's clock (nothing may be
     sent on it then)."""

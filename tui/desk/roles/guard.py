@@ -2,8 +2,9 @@
 
 `tui.desk.guardrails` says why a price or a notional passes its limit; here the roles find
 what to check: the package bid and ask a maker's leg prices make, the gross notional of the
-legs at those prices, the RFQ's fair value (its structure price) and, for a multi-leg spread
-priced near zero, the underlying's mark to take the bps against. When a check finds
+legs at those prices, the RFQ's fair value (its structure price) and what the bps are taken
+against: the very base of the edge the board and the ticket show (`fair_reference`), so the
+question and the screen never give two bps for one price. When a check finds
 something, `ask_again` shows a second confirmation naming every reason and goes on only on
 yes. The settings are the desk's (``DeskApp.guardrails``, from config.toml), else the defaults.
 """
@@ -11,8 +12,10 @@ yes. The settings are the desk's (``DeskApp.guardrails``, from config.toml), els
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from tui.api.models import TradeSide
 from tui.desk.clearing import LegFill, gross_notional, leg_fills
@@ -25,16 +28,14 @@ from tui.desk.guardrails import (
     quote_off_fair,
     reasons,
 )
-from tui.desk.screens.confirm import ConfirmScreen
+from tui.desk.screens.confirm import ConfirmScreen, RecheckedConfirmScreen
 
 if TYPE_CHECKING:
     from tui.api.models import RFQ, NewQuoteRequest, Quote
     from tui.desk.book import DeskBook
     from tui.desk.roles.runner import DeskHost
 
-NEAR_ZERO = Decimal("0.01")
-"""A multi-leg structure whose fair value is under this share of its underlying's mark is
-"priced near zero": its bps are taken against the mark (1 % off a fair of 3 means nothing)."""
+Terms = TypeVar("Terms")
 
 
 def guardrail_settings(desk: object) -> GuardrailSettings:
@@ -48,21 +49,14 @@ def fair_value(rfq: RFQ) -> Decimal | None:
     return rfq.structure_price.price if rfq.structure_price is not None else None
 
 
-def fair_reference(rfq: RFQ, book: DeskBook) -> Decimal | None:
-    """What the bps are taken against: the underlying's mark for a multi-leg structure on one
-    underlying whose fair value is near zero (`NEAR_ZERO`); else None (``|fair|`` itself)."""
-    fair = fair_value(rfq)
-    legs = rfq.structure.legs
-    if fair is None or len(legs) < 2 or book.stats is None:
-        return None
-    underlyings = {getattr(leg.instrument, "underlying", None) for leg in legs}
-    if len(underlyings) != 1:
-        return None
-    (underlying,) = underlyings
-    mark = next((x.mark_price for x in book.stats.listings if x.ticker == underlying), None)
-    if mark is None or mark <= 0 or abs(fair) >= mark * NEAR_ZERO:
-        return None
-    return mark
+def fair_reference(rfq: RFQ, book: DeskBook, now: datetime) -> Decimal | None:
+    """What the bps are taken against, exactly as the board and the ticket take their edge's
+    (`tui.desk.widgets.quote_figures.structure_pricing`): for a package, its legs' gross
+    value at the underlying's mark; None for a single leg (``|fair|`` itself) or when the desk
+    cannot value the legs."""
+    from tui.desk.widgets.quote_figures import listing_marks, structure_pricing
+
+    return structure_pricing(rfq, listing_marks(book.stats), now).reference
 
 
 def _legs_priced(
@@ -119,11 +113,15 @@ def quoted_notional(rfq: RFQ, request: NewQuoteRequest) -> Decimal | None:
 
 
 def quote_reasons(
-    book: DeskBook, rfq: RFQ, request: NewQuoteRequest, settings: GuardrailSettings
+    book: DeskBook,
+    rfq: RFQ,
+    request: NewQuoteRequest,
+    settings: GuardrailSettings,
+    now: datetime,
 ) -> list[str]:
     """Why a maker's quote is asked again (empty: it goes at once)."""
     bid, ask = quoted_package(rfq, request)
-    reference = fair_reference(rfq, book)
+    reference = fair_reference(rfq, book, now)
     return reasons(
         quote_off_fair(bid, ask, fair_value(rfq), settings, reference=reference),
         notional_over(quoted_notional(rfq, request), settings),
@@ -137,31 +135,58 @@ def accept_reasons(
     side: TradeSide,
     price: Decimal,
     settings: GuardrailSettings,
+    now: datetime,
 ) -> list[str]:
     """Why an accept at ``price`` is asked again (empty: it goes at once)."""
     fills = leg_fills(rfq, quote, side) if quote is not None else None
-    reference = fair_reference(rfq, book)
+    reference = fair_reference(rfq, book, now)
     return reasons(
         accept_off_fair(side, price, fair_value(rfq), settings, reference=reference),
         notional_over(gross_notional(fills) if fills is not None else None, settings),
     )
 
 
-def ask_again(desk: DeskHost, action: str, found: list[str], go: Callable[[], None]) -> None:
+@dataclass(frozen=True)
+class LookAgain(Generic[Terms]):
+    """How a second question about a record of the venue looks at it again on its ``s``: the
+    terms asked about, the dialog that re-checks them (`RecheckedConfirmScreen`, built from
+    the question's title and reasons), and where newer terms the trader said yes to go (back
+    through the guardrails: they were never asked about)."""
+
+    terms: Terms
+    dialog: Callable[[str, str], RecheckedConfirmScreen[Terms]]
+    again: Callable[[Terms], None]
+
+
+def ask_again(
+    desk: DeskHost,
+    action: str,
+    found: list[str],
+    go: Callable[[], None],
+    look: LookAgain[Any] | None = None,
+) -> None:
     """``go`` at once when nothing was found; else a second confirmation saying why first,
-    and ``go`` only on yes (no: nothing is sent, and a toast says so)."""
+    and ``go`` only on yes (no: nothing is sent, and a toast says so). With ``look`` the
+    ``s`` looks at the record again first, as the first confirmation's ``y`` did: changed
+    meanwhile, nothing is sent and the dialog shows it again (`LookAgain`)."""
     if not found:
         go()
         return
+    title, body = confirmation_words(action, found)
+    screen = (
+        look.dialog(title, body)
+        if look is not None
+        else ConfirmScreen(
+            title, body, confirm_label="Send anyway", danger=True, second_question=True
+        )
+    )
 
     def answered(yes: bool | None) -> None:
-        if yes:
-            go()
-        else:
+        if not yes:
             desk.notify(f"{action}: not sent", title="Guardrails")
+        elif look is None or getattr(screen, "terms", None) == look.terms:
+            go()
+        elif (newer := getattr(screen, "terms", None)) is not None:
+            look.again(newer)
 
-    title, body = confirmation_words(action, found)
-    desk.push_screen(
-        ConfirmScreen(title, body, confirm_label="Send anyway", danger=True, second_question=True),
-        answered,
-    )
+    desk.push_screen(screen, answered)

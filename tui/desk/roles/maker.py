@@ -1,13 +1,16 @@
 """The maker: sends, replaces and pulls quotes on received RFQs, and answers a last look.
 
-The ticket validates a quote before it asks; a quote within the guardrails goes at once (it
-can be pulled at once). One further than the guardrails allow from the RFQ's fair value, or
-over the notional limit, is asked again first, saying why (`tui.desk.roles.guard`). The
-answer to a last look says what the maker's permit must allow, which the book keeps for the
-deposit approval that may follow.
+The ticket validates a quote before it asks; a quote within the guardrails goes at once (it can
+be pulled at once). A maker has one live quote per RFQ: a quote sent where mine is live
+replaces it (the ticket shows the one live quote; two would leave one unseen and unpulled). One
+further than the guardrails allow from the RFQ's fair value, or over the notional limit, is
+asked again first, saying why (`tui.desk.roles.guard`). The answer to a last look says what the
+maker's permit must allow, which the book keeps for the deposit approval that may follow.
 """
 
 from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
 
 from tui.api.client import ServiceClient
 from tui.api.models import (
@@ -21,7 +24,7 @@ from tui.api.writes import Intent, WriteKind
 from tui.desk.clearing import TrackedTrade
 from tui.desk.messages import ActionKind, RecordIds, Topic
 from tui.desk.roles.guard import ask_again, guardrail_settings, quote_reasons
-from tui.desk.roles.runner import ActionRunner, DeskHost, Done
+from tui.desk.roles.runner import ActionRunner, DeskHost, Done, Refused
 from tui.desk.widgets.common import fmt
 
 
@@ -31,14 +34,20 @@ class MakerRole:
     def __init__(self, desk: DeskHost, runner: ActionRunner) -> None:
         self.desk = desk
         self.runner = runner
+        self._on_the_way: set[str] = set()
+        """RFQs with a quote (or replace) of mine sent and not yet answered."""
 
     def send_quote(self, request: NewQuoteRequest, replaces: str | None = None) -> None:
-        """Send a new quote, or replace the live quote ``replaces`` with it; past the
-        guardrails, only once the trader said yes to a second confirmation naming why."""
+        """Send a new quote, or replace the live quote ``replaces`` with it (a new quote on an
+        RFQ where mine is live replaces that one: `live_quote`); past the guardrails, only once
+        the trader said yes to a second confirmation naming why."""
         rfq = self.desk.book.rfqs_received.get(request.rfq_id)
         settings = guardrail_settings(self.desk)
-        found = quote_reasons(self.desk.book, rfq, request, settings) if rfq else []
-        word = "replace quote" if replaces else "quote"
+        found = (
+            quote_reasons(self.desk.book, rfq, request, settings, self.desk.clock()) if rfq else []
+        )
+        live = replaces or self.live_quote(request.rfq_id)
+        word = f"replace quote {fmt.short_id(live)}" if live else "quote"
         ask_again(
             self.desk,
             f"{word} on RFQ {fmt.short_id(request.rfq_id)}",
@@ -46,8 +55,30 @@ class MakerRole:
             lambda: self.send_quote_now(request, replaces),
         )
 
+    def live_quote(self, rfq_id: str) -> str | None:
+        """My live quote on ``rfq_id`` as the desk knows it now (a quote lands in the book with
+        the answer to its send), or None."""
+        live = self.desk.book.live_quote_on(rfq_id, self.desk.clock())
+        return live.parent_quote_id if live is not None else None
+
     def send_quote_now(self, request: NewQuoteRequest, replaces: str | None = None) -> None:
-        """Send (or replace) without asking: within the guardrails, or the trader said yes."""
+        """Send (or replace) without asking: within the guardrails, or the trader said yes.
+
+        Decided as it goes, not when the key was pressed: my quote live on the RFQ by then is
+        replaced, never joined by a second one; while one is still on its way there, nothing
+        is sent (which one is live is known only once it lands)."""
+        rfq_id = request.rfq_id
+        if rfq_id in self._on_the_way:
+            self.runner.run_local(
+                ActionKind.NEW_QUOTE,
+                _refuse(
+                    f"quote on RFQ {fmt.short_id(rfq_id)} still on its way: nothing sent; "
+                    "once it lands, ctrl+s replaces it"
+                ),
+                ids=RecordIds(rfq_id=rfq_id),
+            )
+            return
+        replaces = replaces or self.live_quote(rfq_id)
         kind = ActionKind.REPLACE_QUOTE if replaces else ActionKind.NEW_QUOTE
 
         async def send(_client: ServiceClient) -> Done:
@@ -56,8 +87,11 @@ class MakerRole:
             else:
                 replace = ReplaceQuoteRequest(**request.model_dump(), parent_quote_id=replaces)
                 intent = Intent.of(WriteKind.REPLACE_QUOTE, replace)
-            quote: Quote = await self.runner.send(intent)
-            word = "replaced" if replaces else "sent"
+            try:
+                quote: Quote = await self.runner.send(intent)
+            finally:
+                self._on_the_way.discard(rfq_id)
+            word = f"replaced {fmt.short_id(replaces)}" if replaces else "sent"
             return Done(
                 f"quote {fmt.short_id(quote.parent_quote_id)} {word}: "
                 f"bid {fmt.exact(quote.aggregated_bid)} ask {fmt.exact(quote.aggregated_ask)}",
@@ -65,7 +99,8 @@ class MakerRole:
                 refresh=(Topic.QUOTES_SENT, Topic.RFQS_RECEIVED),
             )
 
-        self.runner.run(kind, send, ids=RecordIds(rfq_id=request.rfq_id, quote_id=replaces))
+        self._on_the_way.add(rfq_id)
+        self.runner.run(kind, send, ids=RecordIds(rfq_id=rfq_id, quote_id=replaces))
 
     def pull_quote(self, quote_id: str) -> None:
         """Cancel a live quote."""
@@ -101,3 +136,12 @@ class MakerRole:
             ids=RecordIds(rfq_id=quote.target_rfq_id, quote_id=quote.parent_quote_id),
             refresh_on_error=(Topic.QUOTES_SENT,),
         )
+
+
+def _refuse(why: str) -> Callable[[], Awaitable[Done]]:
+    """A local action that only says why nothing was sent (the ticket shows it)."""
+
+    async def refused() -> Done:
+        raise Refused(why)
+
+    return refused

@@ -3,7 +3,10 @@
 A permit lets a pool address spend USDC from the company wallet, so nothing is signed until the
 amount passes every check the desk can make itself: above zero, in whole millionths (USDC has 6
 decimals), for a trade's deposit exactly what the venue asks (less and the trade fails; more
-and the pool may spend more than the deposit), and within the wallet balance the desk knows.
+and the pool may spend more than the deposit), for a pool deposit at most the desk's deposit
+limit (``[guardrails] max_deposit``: the venue has no wallet read, so a mistyped
+99,999,999,999 would otherwise be signed before the venue refused its transfer), and within
+the wallet balance the desk knows.
 The venue has no read of the wallet, so the desk knows its balance only when the venue said it
 (a deposit refused for want of funds, `heard_wallet`); that word is kept a few minutes, less
 what the desk deposited since, and forgotten when a withdrawal may have filled the wallet.
@@ -31,6 +34,10 @@ WALLET_WORD_S = 300.0
 """How long the venue's word on the wallet balance is trusted: long enough to catch the retry
 of a refused deposit, short enough that a wallet funded outside the desk is not refused for
 long."""
+
+LIMIT_WHERE = "guardrails.max_deposit in config.toml"
+"""Where the deposit limit is changed, as the refusal names it (no brackets: the words are
+shown as markup under the field)."""
 
 _WALLET_SAID = re.compile(r"wallet holds only ([0-9]{1,3}(?:,?[0-9]{3})*(?:\.[0-9]+)?) USDC")
 """How the venue says the wallet is short (the sandbox's words; another venue's are not read)."""
@@ -72,12 +79,18 @@ def plain(amount: Decimal) -> str:
 
 
 def permit_refusal(
-    amount: Decimal, *, approval: bool, asked: Decimal | None, wallet: WalletWord | None
+    amount: Decimal,
+    *,
+    approval: bool,
+    asked: Decimal | None,
+    wallet: WalletWord | None,
+    max_deposit: Decimal | None = None,
 ) -> str:
     """Why a permit for ``amount`` must not be signed, in words ('' when it may be).
 
     ``approval``: the permit is a trade's deposit approval and must be exactly ``asked`` (see
-    `asked_amount`); otherwise it is a pool deposit of ``amount``.
+    `asked_amount`); otherwise it is a pool deposit of ``amount``, at most ``max_deposit``
+    (the guardrail; None: no cap).
     """
     if amount <= 0:
         return f"must be greater than 0, not {plain(amount)}"
@@ -93,9 +106,26 @@ def permit_refusal(
                 f"more than the {fmt.usdc(asked)} USDC the venue asks for this trade: "
                 "a permit never lets the pool spend more than the deposit"
             )
+    elif max_deposit is not None and amount > max_deposit:
+        return (
+            f"more than the deposit limit of {fmt.exact(max_deposit)} USDC "
+            f"({LIMIT_WHERE}: raise it there to deposit more)"
+        )
     if wallet is not None and amount > wallet.usdc:
         return f"more than the {wallet.words()}"
     return ""
+
+
+def over_limit_note(asked: Decimal | None, max_deposit: Decimal | None) -> str:
+    """What a trade's deposit form says when the venue asks for more than the deposit limit:
+    the limit caps pool deposits only, a trade's deposit is exactly what it needs ('' when
+    not above)."""
+    if asked is None or max_deposit is None or asked <= max_deposit:
+        return ""
+    return (
+        f"Above your deposit limit of {fmt.exact(max_deposit)} USDC ({LIMIT_WHERE}): a trade's "
+        "deposit is exactly what the venue asks and is not capped by it."
+    )
 
 
 def template_refusal(template: Mapping[str, Any], pool_address: str, amount: Decimal) -> str:

@@ -37,9 +37,10 @@ from tui.api.models import (
     TransferType,
 )
 from tui.api.writes import Intent, WriteKind
-from tui.desk.clearing import TrackedTrade
+from tui.desk.clearing import NextStep, Role, TrackedTrade, track
 from tui.desk.messages import ActionKind, DepositApproved, RecordIds, Topic
 from tui.desk.pool_facts import party_margin
+from tui.desk.roles.guard import guardrail_settings
 from tui.desk.roles.permit_terms import (
     WALLET_WORD_S,
     WalletWord,
@@ -112,11 +113,20 @@ class PoolsRole:
             self._wallet = word = None
         return word
 
+    @property
+    def max_deposit(self) -> Decimal:
+        """The deposit limit in force (config.toml ``[guardrails] max_deposit``)."""
+        return guardrail_settings(self.desk).max_deposit
+
     def _check_permit(self, amount: Decimal, *, asked: Decimal | None = None) -> None:
         """Refuse (nothing signed) a permit the rule does not allow; ``asked`` for a trade's."""
         approval = asked is not None
         refusal = permit_refusal(
-            amount, approval=approval, asked=asked_amount(asked), wallet=self.wallet
+            amount,
+            approval=approval,
+            asked=asked_amount(asked),
+            wallet=self.wallet,
+            max_deposit=self.max_deposit,
         )
         if refusal:
             raise Refused(f"not signed: {refusal}")
@@ -143,6 +153,7 @@ class PoolsRole:
             amount=asked_amount(hint.amount),
             note=f"Trade on RFQ {fmt.short_id(trade.quote.target_rfq_id)} waits for this deposit.",
             wallet=self.wallet,
+            max_deposit=self.max_deposit,
         )
         if hint.pool_address is None:
             self.desk.poll_soon(Topic.POOLS)
@@ -158,8 +169,8 @@ class PoolsRole:
     def approve_now(
         self, trade: TrackedTrade, pool_address: str, amount: Decimal, form: object = None
     ) -> None:
-        """Sign and submit the permit for ``amount`` (the form said how much), once it is
-        exactly what the venue asks for this trade as the desk last heard it."""
+        """Sign and submit the permit for ``amount`` (the form said how much), once the venue
+        says the trade still waits for it and it is exactly what the venue asks."""
 
         async def approve(client: ServiceClient) -> Done:
             asked = self.desk.book.deposit_hint(trade).amount
@@ -170,6 +181,9 @@ class PoolsRole:
                 )
             self._check_permit(amount, asked=asked)
             sign = self.signer()
+            # The venue's word now, not the desk's at the p: the same checks on the trade.
+            now = await self._still_waiting(client, trade)
+            self._check_permit(amount, asked=self.desk.book.deposit_hint(now).amount)
             try:
                 taken = await approve_spending(client, self.runner.send, sign, pool_address, amount)
             except ApiError:
@@ -188,6 +202,25 @@ class PoolsRole:
         quote = trade.quote
         ids = RecordIds(quote.target_rfq_id, quote.parent_quote_id, quote.pool_location)
         self.runner.run(ActionKind.APPROVE_DEPOSIT, approve, ids=ids, form=form)
+
+    @staticmethod
+    async def _still_waiting(client: ServiceClient, trade: TrackedTrade) -> TrackedTrade:
+        """The trade as the venue has it now, when it still waits for my deposit; else a
+        refusal, nothing signed: it may have been rejected or moved on since the ``p``."""
+        quote_id = trade.quote.parent_quote_id
+        read = client.quotes_received if trade.role is Role.TAKER else client.quotes_sent
+        found = next(
+            (q for q in (await read(id=quote_id)).result if q.parent_quote_id == quote_id), None
+        )
+        if found is None:
+            raise Refused("not signed: the venue no longer shows this trade's quote")
+        now = track(found, trade.role, trade.rfq)
+        if now.next_step is not NextStep.APPROVE_DEPOSIT:
+            raise Refused(
+                "not signed: the trade no longer waits for your deposit "
+                f"({fmt.status_words(now.status)})"
+            )
+        return now
 
     # -- deposits and withdrawals -----------------------------------------------------------
 
@@ -220,6 +253,7 @@ class PoolsRole:
             if mine and action is MoneyAction.WITHDRAW
             else None,
             wallet=self.wallet,
+            max_deposit=self.max_deposit if action is MoneyAction.DEPOSIT else None,
         )
 
         def send(amount: Decimal, screen: PermitScreen) -> None:

@@ -4,7 +4,8 @@ An accept is confirmed first with everything it commits to (the exact quote: mak
 age; side, quantity, notional, premium, pool, the quote's expiry), and on ``y`` the quote is
 looked at again on the venue: replaced, pulled or expired meanwhile, nothing is sent and the
 dialog says what changed. An accept further from fair value than the guardrails allow, or
-over the notional limit, is asked a second time, saying why (`tui.desk.roles.guard`). A cancel
+over the notional limit, is asked a second time, saying why (`tui.desk.roles.guard`), and its
+``s`` looks at the quote again just the same: newer terms are shown, then asked about. A cancel
 is confirmed too. The structure builder opens empty (``n``) or prefilled with the legs that
 offset a position (`TakerRole.offset`); it stays open while its RFQ is on the way: the outcome
 goes back to it (`ActionOutcome.form`). What an accept commits to, in words, is
@@ -34,7 +35,7 @@ from tui.desk.roles.accept_terms import (
     quote_state,
 )
 from tui.desk.roles.accept_terms import you_trade as you_trade  # the old import path
-from tui.desk.roles.guard import accept_reasons, ask_again, guardrail_settings
+from tui.desk.roles.guard import LookAgain, accept_reasons, ask_again, guardrail_settings
 from tui.desk.roles.runner import ActionRunner, DeskHost, Done
 from tui.desk.screens.accept_quote import AcceptQuoteScreen
 from tui.desk.screens.confirm import ConfirmScreen, Recheck
@@ -184,16 +185,29 @@ class TakerRole:
         settings = guardrail_settings(self.desk)
         quote = self._quote(terms.quote_id)
         found = (
-            accept_reasons(book, rfq, quote, terms.side, terms.price, settings)
+            accept_reasons(book, rfq, quote, terms.side, terms.price, settings, self.desk.clock())
             if rfq is not None
             else []
         )
         side = "BUY" if terms.side is TradeSide.BUY else "SELL"
+
+        def dialog(title: str, body: str) -> AcceptQuoteScreen:
+            return AcceptQuoteScreen(
+                terms,
+                self.accept_details,
+                self.recheck,
+                self.quote_expired,
+                title=title,
+                body=body,
+                second_question=True,
+            )
+
         ask_again(
             self.desk,
             f"{side} at {fmt.exact(terms.price)} (quote {fmt.short_id(terms.quote_id)})",
             found,
             lambda: self.accept_now(terms.rfq_id, terms.quote_id, terms.side),
+            LookAgain(terms, dialog, self.accept_checked),
         )
 
     def cannot_accept(self, rfq_id: str) -> str:

@@ -5,7 +5,8 @@ A quote is time-bound: its countdown and age tick every second while the dialog 
 Once the quote has expired by the desk's clock, the dialog says so, its Trade button goes
 grey and ``y`` sends nothing (the bell). Otherwise ``y`` still looks at the venue again
 before anything is sent (`RecheckedConfirmScreen`): a quote replaced or pulled meanwhile is
-not traded.
+not traded. The guardrails' second question on an accept is this dialog too, answered with
+``s``, which looks at the venue again the same way.
 """
 
 from __future__ import annotations
@@ -30,12 +31,27 @@ class AcceptQuoteScreen(RecheckedConfirmScreen[AcceptTerms]):
         describe: Callable[[AcceptTerms], str],
         check: Callable[[AcceptTerms], Awaitable[Recheck[AcceptTerms]]],
         expired: Callable[[AcceptTerms], bool],
+        *,
+        title: str = "Accept quote?",
+        body: str | None = None,
+        second_question: bool = False,
     ) -> None:
         """``describe`` says the terms as of now, ``check`` asks the venue again, ``expired``
-        says whether the terms' quote is past its expiry now."""
+        says whether the terms' quote is past its expiry now. As the guardrails' second
+        question (``second_question``, ``body`` its reasons) ``s`` looks again just as ``y``
+        does on the first."""
         self._shown = ""
         self._describe_terms = describe
-        super().__init__("Accept quote?", terms, self._describe, check, confirm_label="Trade")
+        super().__init__(
+            title,
+            terms,
+            self._describe,
+            check,
+            confirm_label="Send anyway" if second_question else "Trade",
+            body=body,
+            danger=second_question,
+            second_question=second_question,
+        )
         self.is_expired = expired
 
     def _describe(self, terms: AcceptTerms) -> str:
@@ -70,8 +86,20 @@ class AcceptQuoteScreen(RecheckedConfirmScreen[AcceptTerms]):
 
     def action_confirm(self) -> None:
         """Nothing is sent on an expired quote (the bell); else the venue is asked again."""
-        if self.expired():
-            self.app.bell()
-            self.tick()  # the terms say so now, not with the next second
+        if not self.second_question and self._held():
             return
         super().action_confirm()
+
+    def action_send_anyway(self) -> None:
+        """The second question's ``s``: the same hold on an expired quote, the same look."""
+        if self.second_question and self._held():
+            return
+        super().action_send_anyway()
+
+    def _held(self) -> bool:
+        """Whether the quote on screen has expired (the bell; the terms say so at once)."""
+        if not self.expired():
+            return False
+        self.app.bell()
+        self.tick()  # the terms say so now, not with the next second
+        return True

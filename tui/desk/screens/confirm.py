@@ -13,6 +13,9 @@ offers those keys only.
 `RecheckedConfirmScreen` also looks at the newest data on ``y`` before it says yes: terms
 that changed since the dialog opened (a quote replaced, pulled, expired) are not confirmed;
 the dialog says what changed and offers the newest terms, if there are any, for another ``y``.
+Asked as a second question it looks again on its ``s`` just the same: the terms it was asked
+about may have changed while it was read, and newer terms are a new question (a plain ``y``
+one, whose answer goes through the guardrails again), never sent on the ``s`` given to the old.
 """
 
 from __future__ import annotations
@@ -157,25 +160,49 @@ class RecheckedConfirmScreen(ConfirmScreen, Generic[Terms]):
         check: Callable[[Terms], Awaitable[Recheck[Terms]]],
         *,
         confirm_label: str = "Confirm",
+        body: str | None = None,
+        danger: bool = False,
+        second_question: bool = False,
     ) -> None:
-        super().__init__(title, describe(terms), confirm_label=confirm_label)
+        """``body``: what the dialog says first (default: ``describe(terms)``), such as a
+        second question's reasons."""
+        super().__init__(
+            title,
+            describe(terms) if body is None else body,
+            confirm_label=confirm_label,
+            danger=danger,
+            second_question=second_question,
+        )
         self.terms: Terms | None = terms
         self.describe = describe
         self.check = check
         self.checking = False
+        self._asked: str | None = None
+        """The question as first drawn (its words said again above a failed look)."""
 
     def action_confirm(self) -> None:
         """Look at the newest data; yes only when the terms still hold."""
+        if not self.second_question:
+            self._look_again()
+
+    def action_send_anyway(self) -> None:
+        """A second question's ``s``: the same look at the newest data before any yes."""
+        if self.second_question:
+            self._look_again()
+
+    def _look_again(self) -> None:
         if self.checking or self.terms is None:
             return
+        if self._asked is None:
+            self._asked = self.body
         self.checking = True
         self.query_one("#yes", Button).disabled = True
         self.run_worker(self._recheck(self.terms), exclusive=True, exit_on_error=False)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        """Yes goes through the same re-check as ``y``."""
+        """Yes goes through the same re-check as ``y`` (or ``s``)."""
         if event.button.id == "yes":
-            self.action_confirm()
+            self._look_again()
         else:
             self.dismiss(False)
 
@@ -188,13 +215,21 @@ class RecheckedConfirmScreen(ConfirmScreen, Generic[Terms]):
         if not found.changed:
             self.dismiss(True)
             return
+        retry = found.offer is not None and found.offer == terms  # the same terms, looked at
         self.terms = found.offer
+        if self.second_question and not retry:
+            # Newer terms are a new question, answered with y (and past the guardrails again).
+            self.second_question = False
+            self.refresh_bindings()
         yes = self.query_one("#yes", Button)
         said = f"[b $error]Not sent: {found.changed}[/]\n\n"
         if found.offer is None:
             self.body = (
                 said + f"Nothing left to trade here: {self.key_words('confirm.no')} backs out."
             )
+        elif retry and self.second_question:
+            self.body = said + (self._asked or "")
+            yes.disabled = False
         else:
             self.body = said + self.describe(found.offer)
             yes.label = f"Trade this instead ({self.key_words('confirm.yes')})"

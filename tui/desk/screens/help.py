@@ -118,14 +118,32 @@ WORKFLOWS: tuple[tuple[str, str], ...] = (
 """The two trade workflows step by step, with ``{binding.id}`` placeholders for the keys."""
 
 NOTES = (
-    "Notional is gross: Σ |leg qty x leg price|. Premium is the structure price x qty.\n"
-    "A quote or an accept past the guardrails (bps from fair value, notional: config.toml's "
-    "[b]\\[guardrails][/b]) is asked a second time, saying why; {confirm.no} sends nothing.\n"
+    "Notional is gross, per underlying: Σ |leg qty x leg price|. Premium is on option legs "
+    "only: Σ leg qty x leg price, + for a leg you buy, - for one you sell (positive: you pay); "
+    "a perpetual, a future or spot carries none.\n"
+    "A quote or an accept past the guardrails (bps from fair value, the venue's structure "
+    "price; notional: config.toml's [b]\\[guardrails][/b]) is asked a second time, saying why; "
+    "{confirm.no} sends nothing, and {confirm.send_anyway} looks at the quote again first. A "
+    "pool deposit above max_deposit is refused before its permit is signed.\n"
     "Stale data is marked in the status bar; the desk keeps polling within the request budget "
-    "and always leaves 40 of the 100 tokens free for your own actions.\n"
+    "and always leaves {reserve} of the {budget} tokens free for your own actions.\n"
     "Keys are yours to change: a [b]\\[keymap][/b] table in config.toml (`rfq-desk config`)."
 )
-"""What the figures mean and what the desk does on its own."""
+"""What the figures mean and what the desk does on its own (the premium as
+`tui.desk.clearing.option_premium` computes it; ``{reserve}`` and ``{budget}`` are
+`budget_words`')."""
+
+
+def budget_words(text: str) -> str:
+    """``text`` with the request budget's figures: the tokens of a window and what polling
+    leaves free (`tui.api.budget.DESK_RESERVE_TOKENS`), never repeated here."""
+    from tui.api.budget import DESK_RESERVE_TOKENS
+    from tui.api.endpoints import BUDGET_TOKENS
+
+    return text.replace("{reserve}", str(DESK_RESERVE_TOKENS)).replace(
+        "{budget}", str(BUDGET_TOKENS)
+    )
+
 
 PANE_INDENT = 20
 """Where a pane's keys start: after its name."""
@@ -189,7 +207,7 @@ def help_text(keymap: DeskKeymap, width: int = UNBOUNDED) -> str:
     for role, steps in WORKFLOWS:
         lines.extend(hanging(f"[b]{role}[/b]", fill_keys(steps, keymap), WORKFLOW_INDENT, width))
         lines.append("")
-    lines.extend(hanging("", fill_keys(NOTES, keymap), 0, width))
+    lines.extend(hanging("", fill_keys(budget_words(NOTES), keymap), 0, width))
     lines.append("")
     lines.append(
         fill_keys("[$text-muted]{help.close} or {help.close_alt} closes this help[/]", keymap)

@@ -2,13 +2,14 @@
 
 Approving and depositing sign an ERC-2612 permit with the company wallet (template -> sign ->
 submit) so the pool address may spend the amount; a deposit then also asks for the transfer.
-The screen shows exactly who may spend what, validates the amount as typed (`parse_amount`:
-no sign, no exponent, at most 6 decimal places), with the request models and with the permit
-rule (`tui.desk.roles.permit_terms`: a trade's deposit exactly what the venue asks, never more
-than the wallet is known to hold), and returns it; nothing is signed before it passes. The
-pools role does the signing and sending, while the form waits: a refusal shows under the
-amount, and the form closes only when the venue took it. Amounts on the screen are written by
-`fmt.usdc`, exactly as signed (every decimal of USDC); the field holds the plain decimal.
+The screen shows exactly who may spend what, validates the amount as typed (`parse_amount`: no
+sign, no exponent, at most 6 decimal places), with the request models and with the permit rule
+(`tui.desk.roles.permit_terms`: a trade's deposit exactly what the venue asks, a pool deposit
+at most the deposit limit, never more than the wallet is known to hold), and returns it;
+nothing is signed before it passes. The pools role does the signing and sending, while the form
+waits: a refusal shows under the amount, and the form closes only when the venue took it.
+Amounts on the screen are written by `fmt.usdc`, exactly as signed (every decimal of USDC); the
+field holds the plain decimal.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from textual.widgets import Button, Footer, Input, Label, Static
 
 from tui.api.models import USDC_DECIMALS, DecimalAllowance
 from tui.desk.messages import ActionOutcome
-from tui.desk.roles.permit_terms import WalletWord, permit_refusal, plain
+from tui.desk.roles.permit_terms import WalletWord, over_limit_note, permit_refusal, plain
 from tui.desk.roles.refusals import outcome_words
 from tui.desk.widgets.common import fmt
 from tui.desk.widgets.common.amounts import parse_amount
@@ -72,6 +73,8 @@ class MoneyForm:
     maximum: Decimal | None = None
     note: str = ""
     wallet: WalletWord | None = None
+    max_deposit: Decimal | None = None
+    """The deposit limit (config.toml ``[guardrails] max_deposit``; None: none)."""
 
 
 def check_amount(form: MoneyForm, text: str) -> Decimal:
@@ -91,6 +94,7 @@ def check_amount(form: MoneyForm, text: str) -> Decimal:
         approval=form.action is MoneyAction.APPROVE,
         asked=form.amount,
         wallet=form.wallet,
+        max_deposit=form.max_deposit,
     )
     if refusal:
         raise FormError({"amount": refusal})
@@ -144,6 +148,10 @@ class PermitScreen(ModalScreen[Decimal | None]):
             asks = "\nThe venue has not said yet how much this deposit is."
         else:
             asks = ""
+        if form.action is MoneyAction.APPROVE and (
+            above := over_limit_note(form.amount, form.max_deposit)
+        ):
+            asks += f"\n{above}"
         if form.wallet is not None and form.action is not MoneyAction.WITHDRAW:
             asks += f"\nAt most the {form.wallet.words()}"
         with Vertical(classes="modal-box"):
