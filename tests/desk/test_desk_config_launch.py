@@ -116,7 +116,8 @@ def test_rfq_desk_config_prints_the_keys_guardrails_and_alerts_in_force(config: 
     new_rfq = next(line for line in printed if "desk.new_rfq " in line)
     assert not new_rfq.lstrip().startswith("*")  # refused: it keeps its default key
     assert any(line.startswith(f"  refused: {config}:11: desk.new_rfq") for line in printed)
-    assert "  max notional 250000 USDC (quote or accept)" in printed
+    assert "  max notional 250,000 USDC (quote or accept)" in printed
+    assert "  max deposit 1,000,000 USDC (a pool deposit's permit)" in printed
     assert "  quiet: toasts only" in printed
     assert any(line.split() == ["last_look", "flash,", "toast"] for line in printed) is False
     assert any(line.split() == ["last_look", "toast"] for line in printed)  # quiet applied

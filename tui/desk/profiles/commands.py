@@ -92,10 +92,7 @@ def keymap_lines(path: Path) -> list[str]:
 
 
 def _guardrail_lines(settings: DeskSettings) -> Iterable[str]:
-    guard = settings.guardrails.settings()
-    yield f"  max {guard.max_bps_from_fair} bps from fair value (quote or accept)"
-    yield f"  max notional {guard.max_notional} USDC (quote or accept)"
-    yield f"  duplicate RFQ warning within {guard.duplicate_rfq_s} s"
+    yield from (f"  {line}" for line in settings.guardrails.settings().lines())
 
 
 def _alert_lines(settings: DeskSettings) -> Iterable[str]:
