@@ -15,7 +15,8 @@ import pytest
 from tests.desk.kit.desk import SIZE, DeskFactory, refresh
 from tests.desk.kit.scenes import build_world
 from tests.desk.kit.venue import perp_rfq
-from tui.desk.alerts import AlertKind, Alerts, AlertSettings, AlertWays
+from tui.desk.alert_settings import AlertKind, AlertSettings, AlertWays
+from tui.desk.alerts import Alerts
 
 
 async def test_each_alert_fires_once_per_record(

@@ -13,7 +13,7 @@ import pytest
 
 from tests.desk.kit.desk import SIZE
 from tui.desk import launch
-from tui.desk.alerts import AlertKind
+from tui.desk.alert_settings import AlertKind
 from tui.desk.app import DeskApp
 from tui.desk.profiles.commands import run_config
 from tui.desk.screens.help import HelpScreen

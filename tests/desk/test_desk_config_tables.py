@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from tui.desk.alerts import DEFAULT_WAYS, AlertKind, AlertSettings, AlertWays
+from tui.desk.alert_settings import DEFAULT_WAYS, AlertKind, AlertSettings, AlertWays
 from tui.desk.config import ConfigError, DeskSettings, env_name, load_config
 from tui.desk.config_tables import AlertsTable, AlertWaysTable, GuardrailsTable
 from tui.desk.guardrails import GuardrailSettings

@@ -21,7 +21,7 @@ from textual.widgets import Input, Select, TabbedContent, TabPane
 from tests.desk.kit.desk import SIZE, DeskFactory, refresh
 from tests.desk.kit.venue import DAY_START, accept, alpha_quotes_my_rfq, booked_trades, perp_rfq
 from tui.api.models import MakerLastLookRequest, Quote, RequestAction, TradeSide
-from tui.desk.alerts import AlertSettings
+from tui.desk.alert_settings import AlertSettings
 from tui.desk.analytics.history import Outcome
 from tui.desk.app import DeskApp
 from tui.desk.book import DeskBook

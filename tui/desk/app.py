@@ -27,7 +27,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import TabbedContent
 from textual.worker import Worker, WorkerState
 
-from tui.desk.alerts import AlertSettings
+from tui.desk.alert_settings import AlertSettings
 from tui.desk.book import DeskBook
 from tui.desk.changed_frame import ChangedFrameScreen
 from tui.desk.config import theme_dirs

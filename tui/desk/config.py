@@ -62,7 +62,7 @@ from tui.paths import ExposedSecretError, config_dir, refuse_exposed, write_priv
 if TYPE_CHECKING:
     from pydantic import ValidationError
 
-    from tui.desk.alerts import AlertSettings
+    from tui.desk.alert_settings import AlertSettings
     from tui.desk.config_models import DeskConfig, DeskSettings, Profile, ProfileOverrides
     from tui.desk.guardrails import GuardrailSettings
 
@@ -308,7 +308,7 @@ def _plain_start(
     chosen = profile or default
     if chosen is not None and chosen != SANDBOX_PROFILE:
         return None
-    from tui.desk.alerts import AlertSettings
+    from tui.desk.alert_settings import AlertSettings
     from tui.desk.guardrails import GuardrailSettings
 
     return DeskStart(theme, None, GuardrailSettings(), AlertSettings())

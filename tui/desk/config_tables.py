@@ -28,7 +28,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from tui.desk.alerts import DEFAULT_WAYS, AlertKind, AlertSettings, AlertWays
+from tui.desk.alert_settings import DEFAULT_WAYS, AlertKind, AlertSettings, AlertWays
 from tui.desk.guardrails import DEFAULTS as GUARDRAIL_DEFAULTS
 from tui.desk.guardrails import GuardrailSettings
 

@@ -26,7 +26,8 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Input, TabbedContent
 
-from tui.desk.alerts import Alerts, AlertSettings
+from tui.desk.alert_settings import AlertSettings
+from tui.desk.alerts import Alerts
 from tui.desk.later_tabs import LaterTabs
 from tui.desk.layout import quote_board, quote_ticket
 from tui.desk.messages import (
