@@ -79,7 +79,7 @@ def test_stale_figures_are_all_in_the_stale_colour() -> None:
     fresh = summary_markup(summary())
     assert "$stale" not in fresh and "STALE" not in fresh
     stale = summary_markup(summary(), freshness=PaneAge("book", 75.0, True))
-    assert stale.startswith("[$stale]STALE 75s[/] [$stale]In pools")
+    assert stale.startswith("[$stale]STALE 75s[/] [$stale][$text-muted]USDC[/] In pools")
     assert "$bid" not in stale and "$ask" not in stale, "no figure keeps its live colour"
     two = summary_markup(summary(), two_lines=True, freshness=PaneAge("book", 5.0, True))
     assert all(line.count("[$stale]") >= 1 for line in two.splitlines())

@@ -168,7 +168,7 @@ async def test_enter_opens_the_pools_and_o_asks_for_the_offsetting_rfq() -> None
         assert str(short.legs[0].side) == TradeSide.BUY and short.qty == 10
         assert short.legs[0].instrument.strike == 3500  # type: ignore[union-attr]
         totals = str(app.query_one("#positions-totals", Static).render())
-        assert "ETH" in totals and "BTC" in totals and "Book $" in totals
+        assert "ETH" in totals and "BTC" in totals and "Book · USDC" in totals
         # A new picture of the book keeps the cursor on its line, bound to its id.
         pane.show_positions(a_book())
         await pilot.pause()

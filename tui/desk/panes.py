@@ -113,11 +113,15 @@ class DeskPanes:
         self._companies_shown: set[str] = set()
         self.tabs = LaterTabs(app, book, clock)
         self.stale_marks = StaleMarks(app)
+        self.valued_at: datetime | None = None
+        """When the venue last valued the positions (its aggregated read); None: never yet."""
 
     async def show_tab(self, tab: str) -> None:
         """A tab coming on screen: built the first time, handed what it missed (`LaterTabs`)."""
         await self.tabs.show(tab)
         self.stale_marks.show_all()  # a pane just built carries its mark at once
+        if tab == "positions" and (positions := self.tabs.positions) is not None:
+            positions.show_valued_at(self.valued_at)  # valued while hidden, or not yet
 
     # -- the desk's second -----------------------------------------------------------------
 
@@ -154,6 +158,7 @@ class DeskPanes:
             if isinstance(snapshot, PositionsUpdated):
                 self.tabs.show_positions()
         elif isinstance(snapshot, AggregatedPositionsUpdated):
+            self.valued_at = snapshot.at
             self.tabs.show_positions()
             if (pane := self.tabs.on_screen("positions")) is not None:
                 cast("PositionsPane", pane).show_valued_at(snapshot.at)

@@ -103,11 +103,14 @@ class UnderlyingTotals:
     upnl: Decimal
     realised: Realised
     notional: Decimal
+    valued: bool = True
+    """Every open position on it has its mark: else its uPNL, greeks and notional are only
+    part of the whole and are not shown as a figure."""
 
 
 @dataclass(frozen=True)
 class BookTotals:
-    """The whole book, in dollars only."""
+    """The whole book, in dollars only (USDC values summed across underlyings)."""
 
     upnl: Decimal = _ZERO
     realised: Realised = field(default_factory=Realised)
@@ -116,6 +119,8 @@ class BookTotals:
     vega: Decimal = _ZERO
     theta: Decimal = _ZERO
     notional: Decimal = _ZERO
+    valued: bool = True
+    """Every open position has its mark (`UnderlyingTotals.valued`)."""
 
 
 @dataclass(frozen=True)
@@ -329,6 +334,7 @@ def _per_underlying(nets: list[NetPosition]) -> tuple[UnderlyingTotals, ...]:
                 sum((n.realised.inception for n in group), _ZERO),
             ),
             notional=sum((abs(n.qty) * (n.underlying_price or _ZERO) for n in group), _ZERO),
+            valued=all(n.qty == 0 or (n.upnl is not None and n.underlying_price) for n in group),
         )
         for underlying, group in sorted(groups.items())
     )
@@ -347,4 +353,5 @@ def _book(nets: list[NetPosition]) -> BookTotals:
         vega=sum((t.greeks.vega for t in totals), _ZERO),
         theta=sum((t.greeks.theta for t in totals), _ZERO),
         notional=sum((t.notional for t in totals), _ZERO),
+        valued=all(t.valued for t in totals),
     )

@@ -1,9 +1,10 @@
 """Next to the header: the trade that waits for me, and how long it still can.
 
 A maker's last look shows its countdown (and blinks, once a second on the venue's clock, so a
-frozen test clock gives a still picture); a deposit approval shows its deadline. The keys that
-answer are named: ``g`` then ``a``/``r`` or ``p``, which work wherever the focus is (the app
-takes ``g`` before a text field can while something waits). Hidden while nothing waits.
+frozen test clock gives a still picture); a deposit approval shows its deadline and the amount
+owed, exact and in USDC (what the permit will sign). The keys that answer are named: ``g``
+then ``a``/``r`` or ``p``, which work wherever the focus is (the app takes ``g`` before a text
+field can while something waits). Hidden while nothing waits.
 
 While the trades in clearing are stale (the venue is down, or their polls fail) the countdown
 carries the stale mark and the data's age: the trade may have moved on without the desk seeing.
@@ -75,7 +76,8 @@ class Attention(LiveText):
             self.set_class(int(now.timestamp()) % 2 == 1, "blink")
         else:
             hint = self.book.deposit_hint(trade)
-            amount = f" {fmt.money(hint.amount)}" if hint.amount is not None else ""
+            # What the venue asks is what the permit signs: exact, never rounded.
+            amount = f" {fmt.usdc(hint.amount)} USDC" if hint.amount is not None else ""
             head = f"[b]APPROVE DEPOSIT[/b]{amount} [b {tone}]{left}[/]{more}"
             keys = "g p sign the permit"
             self.remove_class("flash", "blink")

@@ -1,10 +1,16 @@
 """The header: who and where I am (company, profile, SANDBOX badge, link state) and the book.
 
 The portfolio summary is the one line a trader glances at all day, so it sits at the top of
-every tab. Every figure on it is in USDC: greeks in units of an underlying (delta in BTC, in
-SOL ...) cannot be added across underlyings, so the header shows dollar greeks only and the
-per-underlying greeks are on the Pools tab, next to the positions. `HEADER_FIGURES` says what
-each figure is (the help shows it).
+every tab. Every figure on it is in USDC, and the line says so (it starts with ``USDC``): each
+is a sum of USDC values (a position's notional or dollar delta is its quantity times its
+underlying's mark), never of quantities of different underlyings; greeks in units of an
+underlying (delta in BTC, in SOL ...) cannot be added across underlyings, so the header shows
+dollar greeks only and the per-underlying greeks are on the Pools tab, next to the positions.
+What the pools hold is exact; the risk figures are to the cent, ``≈`` in front of one that
+rounding shortened. `HEADER_FIGURES` says what each figure is (the help shows it).
+
+The figures take one line where they fit beside what waits for me (`Attention`), else two
+(the money, then the dollar greeks): nothing is ever drawn over a figure.
 
 While the summary is stale (the venue is down, its polls fail, or it stopped coming) every figure
 is drawn in the stale colour behind a ``STALE 12s`` mark with the data's age, exactly like the
@@ -15,8 +21,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
@@ -64,10 +72,17 @@ HEADER_FIGURES: tuple[tuple[str, str], ...] = (
     ("$Γ", "Dollar gamma: how much $Δ changes for a 1% move (Σ gamma x mark² / 100), USDC."),
     ("Vega", "USDC gained for a 1 vol point rise of implied volatility, summed."),
     ("Θ/day", "USDC the positions gain (negative: lose) as one day passes, summed."),
+    (
+        "USDC",
+        "The unit of every figure on the line. Each is summed in USDC over all underlyings; "
+        "the risk figures are to the cent, with ≈ in front of one rounding shortened.",
+    ),
 )
 """Each header figure and what it means: the help's "Header figures" section."""
 
 
+UNIT = "[$text-muted]USDC[/] "
+"""Heads each line of figures: the unit they are all in."""
 SEPARATOR = " [$text-muted]·[/] "
 """Between two figures: a visible mark, so no label runs into the figure before it."""
 SUMMARY_PANE = "book"
@@ -101,23 +116,32 @@ def summary_markup(
     upnl_tone = "$stale" if mark else "$bid" if summary.sum_upnl >= 0 else "$ask"
     money = SEPARATOR.join(
         (
-            f"In pools [b]{fmt.money(summary.sum_balance)}[/b] USDC",
-            f"uPNL [{upnl_tone}]{fmt.money(summary.sum_upnl, signed=True)}[/]"
+            f"In pools [b]{fmt.usdc(summary.sum_balance)}[/b]",
+            f"uPNL [{upnl_tone}]{fmt.cents(summary.sum_upnl, signed=True)}[/]"
             + (f" [$text-muted]at {fmt.clock_time(valued_at)}[/]" if valued_at else ""),
-            f"Exposure {fmt.money(summary.sum_notional)}",
+            f"Exposure {fmt.cents(summary.sum_notional)}",
         )
     )
     greeks = SEPARATOR.join(
         (
-            f"$Δ {fmt.money(summary.sum_dollar_delta, signed=True)}",
-            f"$Γ {fmt.money(summary.sum_dollar_gamma, signed=True)}",
-            f"Vega {fmt.money(summary.sum_vega, signed=True)}",
-            f"Θ/day {fmt.money(summary.sum_theta, signed=True)}",
+            f"$Δ {fmt.cents(summary.sum_dollar_delta, signed=True)}",
+            f"$Γ {fmt.cents(summary.sum_dollar_gamma, signed=True)}",
+            f"Vega {fmt.cents(summary.sum_vega, signed=True)}",
+            f"Θ/day {fmt.cents(summary.sum_theta, signed=True)}",
         )
     )
+    if two_lines:
+        money, greeks = UNIT + money, UNIT + greeks
+    else:
+        money = UNIT + money
     if mark:
         money, greeks = f"{mark} [$stale]{money}[/]", f"[$stale]{greeks}[/]"
     return f"{money}\n{greeks}" if two_lines else f"{money}{SEPARATOR}{greeks}"
+
+
+def fits_one_line(markup: str, width: int) -> bool:
+    """Whether the one-line figures (``markup``) fit ``width`` cells, unclipped."""
+    return Content.from_markup(markup).cell_length <= width
 
 
 class PortfolioHeader(Vertical):
@@ -131,6 +155,9 @@ class PortfolioHeader(Vertical):
     summary: reactive[PortfolioSummary | None] = reactive(None, repaint=False)  # watcher redraws
     two_lines: reactive[bool] = reactive(False)
     """A narrow terminal: the figures take two lines (the desk sets it with the layout)."""
+    wrapped: bool = False
+    """A wide terminal where the one line does not fit beside `Attention`: two lines, the
+    header one row taller (``-wrapped``)."""
     freshness: reactive[PaneAge | None] = reactive(None, repaint=False)  # watcher redraws
     """How old the summary is and whether that is stale (`show_freshness`)."""
     valued_at: datetime | None = None
@@ -185,10 +212,27 @@ class PortfolioHeader(Vertical):
         self.freshness = next((age for age in ages if age.pane == SUMMARY_PANE), None)
 
     def watch_summary(self) -> None:
-        """Redraw the portfolio line."""
+        """Redraw the portfolio line: on one line where it fits, else on two."""
+        one_line = summary_markup(self.summary, False, self.freshness, self.valued_at)
+        wrapped = not self.two_lines and not fits_one_line(one_line, self._room())
+        if wrapped != self.wrapped:
+            self.wrapped = wrapped
+            self.set_class(wrapped, "-wrapped")
+        two = self.two_lines or wrapped
         self.query_one("#portfolio", Static).update(
-            summary_markup(self.summary, self.two_lines, self.freshness, self.valued_at)
+            summary_markup(self.summary, True, self.freshness, self.valued_at) if two else one_line
         )
+
+    def _room(self) -> int:
+        """The cells a line of figures has (the header's width less its padding); before the
+        first layout, as if there were room."""
+        width = self.content_size.width
+        return width if width > 0 else 10_000
+
+    def on_resize(self, event: events.Resize) -> None:
+        """The header's width moved (the terminal, or what waits beside it): lay the figures
+        out again."""
+        self.watch_summary()
 
     def watch_freshness(self, before: PaneAge | None, after: PaneAge | None) -> None:
         """Redraw when the stale mark (or the age it shows) changed."""

@@ -3,7 +3,8 @@
 One line per instrument (qty, average entry, mark, uPNL, realised P&L today and since
 inception, vol and greeks in units and in dollars); ``enter`` opens it to one line per pool
 and counterparty. Below the table: totals per underlying (deltas and gammas in that
-underlying's units, never summed across underlyings) and the whole book in dollars. ``o``
+underlying's units, never summed across underlyings) and the whole book in USDC. Until the
+venue first valued the positions the pane says it waits, with no figure. ``o``
 asks for the RFQ that closes the line under the cursor (the net position, or one pool's):
 the pane posts `PositionsPane.OffsetRfq` with the prefilled leg and quantity, and the desk
 opens the builder with it. The pane is given a `PositionBook` (`show_positions`) and never
@@ -185,30 +186,45 @@ def position_columns(app: App[Any], names: Names, opened: set[str]) -> list[Tabl
     ]
 
 
+WAITING = "[$text-muted]waiting for the venue: no positions or marks read yet[/]"
+"""The totals before the venue first valued the positions: nothing known, so no figure."""
+
+
 def underlying_lines(book: PositionBook, valued_at: datetime | None = None) -> str:
-    """One line per underlying, then the book in dollars (never a unit summed across). The
-    book's uPNL says when its marks were read (``valued_at``): the header's uPNL is the venue's
-    portfolio summary, read at a time of its own."""
+    """One line per underlying, then the book in USDC (USDC values of every underlying
+    summed, never a quantity). The book's uPNL says when its marks were read (``valued_at``):
+    the header's uPNL is the venue's portfolio summary, read at a time of its own. A total
+    some open position has no mark for is ``-``, never the part that is known; a figure
+    rounded to the cent carries ``≈``."""
+
+    def usd(value: Decimal, valued: bool) -> str:
+        return fmt.cents(value, signed=True) if valued else fmt.DASH
+
     lines = [
-        f"[b]{t.underlying}[/b] · Δ {fmt.greek(t.greeks.delta)} {t.underlying}"
-        f"  Δ$ {fmt.money(t.greeks.dollar_delta, signed=True)}"
-        f"  Γ {fmt.greek(t.greeks.gamma)}  Γ$ {fmt.money(t.greeks.dollar_gamma, signed=True)}"
-        f"  vega {fmt.money(t.greeks.vega, signed=True)} $"
-        f"  θ {fmt.money(t.greeks.theta, signed=True)} $/day"
-        f"  uPNL {fmt.money(t.upnl, signed=True)} $"
-        f"  realised {fmt.money(t.realised.inception, signed=True)} $"
+        f"[b]{t.underlying}[/b] · Δ {fmt.greek(t.greeks.delta) if t.valued else fmt.DASH}"
+        f" {t.underlying}"
+        f"  Γ {fmt.greek(t.greeks.gamma) if t.valued else fmt.DASH}"
+        f"  [$text-muted]USDC[/] Δ$ {usd(t.greeks.dollar_delta, t.valued)}"
+        f"  Γ$ {usd(t.greeks.dollar_gamma, t.valued)}"
+        f"  vega {usd(t.greeks.vega, t.valued)}"
+        f"  θ/day {usd(t.greeks.theta, t.valued)}"
+        f"  uPNL {usd(t.upnl, t.valued)}"
+        f"  realised {fmt.cents(t.realised.inception, signed=True)}"
+        f"  notional {fmt.cents(t.notional) if t.valued else fmt.DASH}"
         for t in book.underlyings
     ]
     total = book.book
+    valued = total.valued
     lines.append(
-        f"[b]Book $[/b] · uPNL {fmt.money(total.upnl, signed=True)}"
+        f"[b]Book[/b] · [$text-muted]USDC, every underlying[/]"
+        f" uPNL {usd(total.upnl, valued)}"
         + (f" [$text-muted]at {fmt.clock_time(valued_at)}[/]" if valued_at else "")
-        + f"  realised today {fmt.money(total.realised.today, signed=True)}"
-        f"  since inception {fmt.money(total.realised.inception, signed=True)}"
-        f"  Δ$ {fmt.money(total.dollar_delta, signed=True)}"
-        f"  Γ$ {fmt.money(total.dollar_gamma, signed=True)}"
-        f"  vega {fmt.money(total.vega, signed=True)}  θ/day {fmt.money(total.theta, signed=True)}"
-        f"  notional {fmt.money(total.notional)}"
+        + f"  realised today {fmt.cents(total.realised.today, signed=True)}"
+        f"  since inception {fmt.cents(total.realised.inception, signed=True)}"
+        f"  Δ$ {usd(total.dollar_delta, valued)}"
+        f"  Γ$ {usd(total.dollar_gamma, valued)}"
+        f"  vega {usd(total.vega, valued)}  θ/day {usd(total.theta, valued)}"
+        f"  notional {fmt.cents(total.notional) if valued else fmt.DASH}"
     )
     return "\n".join(lines)
 
@@ -255,6 +271,9 @@ class PositionsPane(Vertical):
         self.book = PositionBook()
         self.valued_at: datetime | None = None
         """When the venue valued the positions shown (the aggregated read), once known."""
+        self.waiting = False
+        """The desk said the venue has not valued the positions yet (`show_valued_at` with
+        None): the pane says it waits (`WAITING`), never a 0 for what is not known."""
 
     def compose(self) -> ComposeResult:
         """The positions table, the totals, a key hint."""
@@ -281,21 +300,25 @@ class PositionsPane(Vertical):
         instrument: the cursor stays on its line)."""
         self.book = book
         lines: list[PositionLine] = []
-        for net in book.positions:
-            lines.append(_net_line(net))
-            lines.extend(_pool_line(net, holding) for holding in net.holdings)
+        if not self.waiting:  # before, a line would read 0 for "not known yet"
+            for net in book.positions:
+                lines.append(_net_line(net))
+                lines.extend(_pool_line(net, holding) for holding in net.holdings)
         self.table.merge(lines)
         self._filter()
         self.query_one("#positions-totals", Static).update(
-            underlying_lines(book, self.valued_at)
+            WAITING
+            if self.waiting
+            else underlying_lines(book, self.valued_at)
             if book.positions
             else "[$text-muted]no positions[/]"
         )
 
-    def show_valued_at(self, at: datetime) -> None:
+    def show_valued_at(self, at: datetime | None) -> None:
         """The positions were valued at the mark at ``at`` (the aggregated read): the book's
-        uPNL says so."""
+        uPNL says so. None: the venue has not valued them yet, the pane waits."""
         self.valued_at = at
+        self.waiting = at is None
         self.show_positions(self.book)
 
     def invalidate(self) -> None:

@@ -84,7 +84,7 @@ def render_trade(trade: TrackedTrade, book: DeskBook, now: datetime) -> str:
         )
     notionals = trade.notionals
     notional = (
-        " · ".join(f"{name} {fmt.money(value)}" for name, value in notionals.items())
+        " · ".join(f"{name} {fmt.usdc(value)}" for name, value in notionals.items())
         if notionals
         else fmt.DASH
     )
@@ -92,7 +92,7 @@ def render_trade(trade: TrackedTrade, book: DeskBook, now: datetime) -> str:
     paid = (
         ""
         if premium is None
-        else f" · premium {fmt.money(abs(premium))} {'paid' if premium >= 0 else 'received'}"
+        else f" · premium {fmt.usdc(abs(premium))} {'paid' if premium >= 0 else 'received'}"
     )
     details = (
         f"notional {notional} USDC{paid}"

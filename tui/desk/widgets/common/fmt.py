@@ -14,6 +14,8 @@ One formatter per kind of number, with thousands separators everywhere:
 - `qty`: a quantity, exactly, without trailing zeros.
 - `money`: a figure derived to be read (notional, P&L, exposure, $ greeks), rounded to 2
   places. Never for an amount of an asset: that is `usdc`.
+- `cents`: such a figure where the reader must not take it for exact: to the cent, marked
+  ``≈`` only when the rounding dropped a digit (``+130.45``, ``≈+130.45``).
 - `bps`: basis points.
 - `greek`: a greek in its own units (per underlying; never summed across underlyings).
 
@@ -56,6 +58,19 @@ def exact(value: Decimal | None, low: int = 0, *, signed: bool = False) -> str:
     if not value.is_finite():
         return str(value)
     return _signed(f"{value:,.{max(low, decimal_places(value))}f}", value, signed=signed)
+
+
+ROUNDED = "≈"
+"""In front of a figure shown rounded (`cents`): a figure without it is exact."""
+
+
+def cents(value: Decimal | None, *, signed: bool = False) -> str:
+    """``+130.45`` when that is the whole figure, ``≈+130.45`` when rounding to the cent
+    dropped a digit: a rounded figure never reads as exact; ``-`` for a missing value."""
+    text = money(value, signed=signed)
+    if value is None or not value.is_finite() or decimal_places(value) <= 2:
+        return text
+    return ROUNDED + text
 
 
 def _signed(text: str, value: Decimal, *, signed: bool) -> str:
