@@ -14,12 +14,12 @@ CLEARING = "pending_taker_deposit_approval"
 
 def test_a_rejected_trade_never_says_paid() -> None:
     words = trade_premium_words(Decimal("578.29"), REJECTED)
-    assert words == "premium 578.29 not paid: the trade was rejected"
+    assert words == "premium 578.29 USDC not paid: the trade was rejected"
     assert "not received" in trade_premium_words(Decimal("-12.5"), REJECTED)
 
 
 def test_paid_only_once_booked() -> None:
-    assert trade_premium_words(Decimal("578.29"), BOOKED) == "premium 578.29 paid"
-    assert trade_premium_words(Decimal("-12.5"), BOOKED) == "premium 12.50 received"
-    assert trade_premium_words(Decimal("578.29"), CLEARING) == "premium 578.29 to pay"
+    assert trade_premium_words(Decimal("578.29"), BOOKED) == "premium 578.29 USDC paid"
+    assert trade_premium_words(Decimal("-12.5"), BOOKED) == "premium 12.50 USDC received"
+    assert trade_premium_words(Decimal("578.29"), CLEARING) == "premium 578.29 USDC to pay"
     assert trade_premium_words(None, BOOKED) == ""

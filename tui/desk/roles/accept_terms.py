@@ -123,7 +123,7 @@ def trade_premium_words(premium: Decimal | None, status: str) -> str:
 
     if premium is None:
         return ""
-    amount = f"premium {fmt.money(abs(premium))}"
+    amount = f"premium {fmt.usdc(abs(premium))} USDC"
     pays = premium >= 0
     if clearing_is_rejected(status):
         return f"{amount} not {'paid' if pays else 'received'}: the trade was rejected"

@@ -29,6 +29,7 @@ from tui.api.models import RequestAction
 from tui.desk.book import DeskBook
 from tui.desk.clearing import NextStep, Role, TrackedTrade
 from tui.desk.messages import ActionKind, ActionOutcome, ActionRequest
+from tui.desk.roles.accept_terms import trade_premium_words
 from tui.desk.roles.refusals import outcome_words
 from tui.desk.widgets.common import fmt
 
@@ -89,11 +90,8 @@ def render_trade(trade: TrackedTrade, book: DeskBook, now: datetime) -> str:
         else fmt.DASH
     )
     premium = trade.premium  # only options carry one
-    paid = (
-        ""
-        if premium is None
-        else f" · premium {fmt.usdc(abs(premium))} {'paid' if premium >= 0 else 'received'}"
-    )
+    words = trade_premium_words(premium, str(trade.status))
+    paid = f" · {words}" if words else ""
     details = (
         f"notional {notional} USDC{paid}"
         f" · quote {fmt.short_id(trade.key)} · RFQ {fmt.short_id(trade.quote.target_rfq_id)}"
