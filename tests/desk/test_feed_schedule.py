@@ -34,6 +34,11 @@ def poll(plan: PollSchedule, topic: Topic) -> None:
     plan._ended(topic)
 
 
+def share_spent(plan: PollSchedule) -> int:
+    """Tokens the routine share holds now (the polls whose tokens still count)."""
+    return sum(cost for _, cost, in_share in plan._spent_lately(plan.monotonic()) if in_share)
+
+
 def test_a_new_rfq_for_me_polls_ahead_of_kicks_and_priorities() -> None:
     fake = FakeTime()
     plan = schedule(fake)
@@ -216,3 +221,50 @@ def test_the_traders_writes_shrink_the_routine_share_down_to_its_floor() -> None
 def test_the_routine_floor_holds_any_routine_poll() -> None:
     dearest = max(spec.cost for spec in SPECS.values() if not spec.urgent)
     assert dearest <= ROUTINE_FLOOR_TOKENS
+
+
+def test_a_poll_held_only_by_the_share_lets_the_cheap_polls_behind_it_go() -> None:
+    from datetime import UTC, datetime
+    from types import SimpleNamespace
+    from typing import Any
+
+    from tui.desk.feed.scheduler import Feed
+
+    fake = FakeTime()
+    offline: Any = SimpleNamespace(budget=TokenBudget(clock=fake.clock, sleep=fake.sleep))
+    feed = Feed(offline, [].append, clock=lambda: datetime.now(UTC), monotonic=fake.clock)
+    feed.set_hot({Topic.RFQS_RECEIVED})
+    for topic in feed.polling():
+        poll(feed, topic)
+    fake.advance(feed.budget.window_s + feed.budget.margin_s + 0.1)
+    for topic in feed.polling():
+        if topic is not Topic.QUOTES_SENT:
+            poll(feed, topic)  # all fresh but the quotes
+    while share_spent(feed) + 10 <= feed.routine_share():
+        poll(feed, Topic.POOLS)
+    feed.follow_up(Topic.SUMMARY)  # a booking implies it: ahead of the quotes, but share-bound
+    due = feed.due()
+    assert due.index(Topic.SUMMARY) < due.index(Topic.QUOTES_SENT)
+    assert not feed.fits(Topic.SUMMARY) and feed.waits_only_for_share(Topic.SUMMARY)
+    started: list[Topic] = []
+    feed._start = started.append  # type: ignore[method-assign]
+    feed.tick()
+    assert Topic.QUOTES_SENT in started and Topic.SUMMARY not in started
+    # The schedule wakes for the share, not a nap later.
+    assert feed.next_wake_s() <= feed.wait_for_tokens(Topic.SUMMARY)
+
+
+def test_what_a_poll_turns_hot_keeps_to_the_share_and_a_tab_shown_does_not() -> None:
+    fake = FakeTime()
+    plan = schedule(fake)
+    plan.set_hot({Topic.RFQS_RECEIVED})
+    for topic in plan.polling():
+        poll(plan, topic)
+    fake.advance(plan.budget.window_s + plan.budget.margin_s + 0.1)
+    while share_spent(plan) + 10 <= plan.routine_share():
+        poll(plan, Topic.POOLS)
+    plan.set_hot({Topic.RFQS_RECEIVED, Topic.RFQS_SENT}, asked=False)  # my RFQ opened
+    assert Topic.RFQS_SENT in plan.due() and not plan.fits(Topic.RFQS_SENT)
+    plan.set_hot({Topic.RFQS_RECEIVED}, asked=False)
+    plan.set_hot({Topic.RFQS_RECEIVED, Topic.RFQS_SENT})  # the trader showed a tab
+    assert plan.fits(Topic.RFQS_SENT)

@@ -78,10 +78,16 @@ class PollSchedule:
         self._wake = asyncio.Event()
         """Set when the schedule may have changed: a kick, a new hot set, a poll's end, a stop."""
 
-    def set_hot(self, topics: Iterable[Topic]) -> None:
-        """Poll these topics fast from now on; a topic that just turned hot polls at once."""
+    def set_hot(self, topics: Iterable[Topic], *, asked: bool = True) -> None:
+        """Poll these topics fast from now on; a topic that just turned hot polls at once:
+        asked for by the trader (a tab shown: `kick`), or, when what a poll showed turned it
+        hot (``asked=False``: my RFQ opened, a trade is clearing), as a `follow_up`."""
         new = set(topics)
-        self.kick(*(new - self.hot))
+        turned = new - self.hot
+        if asked:
+            self.kick(*turned)
+        else:
+            self.follow_up(*turned)
         self.hot = new
         self._wake.set()
 
@@ -174,6 +180,15 @@ class PollSchedule:
             and any(self._urgent(hot) for hot in self.hot)
         )
 
+    def _in_share(self, topic: Topic) -> bool:
+        """Whether a poll of ``topic`` counts in the routine share: a dear one, not urgent
+        (`CHEAP_POLL_TOKENS`)."""
+        return not self._urgent(topic) and SPECS[topic].cost > CHEAP_POLL_TOKENS
+
+    def _keeps_share(self, topic: Topic) -> bool:
+        """Whether a poll of ``topic`` waits for room in the routine share now."""
+        return self._in_share(topic) and self._is_routine(topic)
+
     def _spent_lately(self, now: float) -> list[tuple[float, int, bool]]:
         """The polls whose tokens still count: one window and the budget's margin from their
         start (oldest first)."""
@@ -207,11 +222,7 @@ class PollSchedule:
         """Seconds until a routine poll of ``cost`` fits the routine share (0: now): until
         enough of the routine polls before it leave the window (the share is never smaller
         than a poll: `ROUTINE_FLOOR_TOKENS`)."""
-        routine = [
-            (at, spent)
-            for at, spent, is_routine in self._spent_lately(now)
-            if is_routine and spent > CHEAP_POLL_TOKENS
-        ]
+        routine = [(at, spent) for at, spent, in_share in self._spent_lately(now) if in_share]
         over = sum(spent for _, spent in routine) + cost - self.routine_share()
         keep = self.budget.window_s + self.budget.margin_s
         wait = 0.0
@@ -233,6 +244,13 @@ class PollSchedule:
         reserve, so an urgent one never waits behind them; none starts while a trader's action
         waits for tokens.
         """
+        wait = self._budget_wait(topic)
+        if wait < math.inf and self._keeps_share(topic):
+            wait = max(wait, self._routine_wait(SPECS[topic].cost, self.monotonic()))
+        return wait
+
+    def _budget_wait(self, topic: Topic) -> float:
+        """`wait_for_tokens` but for the routine share: the budget's own wait."""
         cost = SPECS[topic].cost
         if cost == 0:
             return 0.0
@@ -241,10 +259,13 @@ class PollSchedule:
         reserve = self.keep_free + (self._urgent_cost() if routine else 0)
         if self.budget.waiting or need + reserve > self.budget.tokens:
             return float("inf")
-        wait = self.budget.wait_time(need, reserve)
-        if routine and cost > CHEAP_POLL_TOKENS:
-            wait = max(wait, self._routine_wait(cost, self.monotonic()))
-        return wait
+        return self.budget.wait_time(need, reserve)
+
+    def waits_only_for_share(self, topic: Topic) -> bool:
+        """Whether the budget has room for a poll of ``topic`` now and only the routine share
+        holds it back: the polls due after it may go ahead (the share is theirs to wait for,
+        not the budget's tokens a poll before them needs)."""
+        return self._keeps_share(topic) and self._budget_wait(topic) <= 0
 
     def _urgent_cost(self) -> int:
         """Tokens of the dearest urgent poll now hot (0: none)."""
@@ -255,19 +276,21 @@ class PollSchedule:
         return self.wait_for_tokens(topic) <= 0
 
     def next_wake_s(self) -> float:
-        """Seconds the schedule may sleep: until the next poll falls due or, when the most
-        urgent due poll waits for tokens, until they are free. A kick, a new hot set or the
+        """Seconds the schedule may sleep: until the next poll falls due or, when a due poll
+        waits for tokens, until they are free (the due ones passed over while they wait for
+        the routine share count, and so do the polls not due yet). A kick, a new hot set or the
         end of a poll wakes it sooner, so an idle desk wakes only when it has work."""
         now = self.monotonic()
         due = self.due()
-        if due:
-            wait = self.wait_for_tokens(due[0])
-            if self.budget.waiting:
-                return WAITING_ACTION_NAP_S
-            return min(self.max_nap_s, max(MIN_NAP_S, wait))
+        if due and self.budget.waiting:
+            return WAITING_ACTION_NAP_S
         waits = [at - now for at in self._kick_at.values()]
+        for topic in due:
+            waits.append(self.wait_for_tokens(topic))
+            if not self.waits_only_for_share(topic):
+                break  # the polls behind it wait for it
         for topic in self.polling():
-            if topic in self._inflight or topic not in self._last_run:
+            if topic in due or topic in self._inflight or topic not in self._last_run:
                 continue
             waits.append(self._last_run[topic] + self.wait_s(topic) - now)
             if topic in self._kicked:
@@ -277,12 +300,16 @@ class PollSchedule:
     def _started(self, topic: Topic) -> None:
         """A poll of ``topic`` starts now: its tokens are pending and its kick is spent."""
         self._pending[topic] = SPECS[topic].cost
+        self._spend_kick(topic)
+        if SPECS[topic].cost:
+            self._spent.append((self._last_run[topic], SPECS[topic].cost, self._in_share(topic)))
+
+    def _spend_kick(self, topic: Topic) -> None:
+        """A poll of ``topic`` starts now (by the schedule or on demand): its kick is spent."""
         self._kicked.discard(topic)
         self._asked.discard(topic)
         self._gapped.discard(topic)
         self._last_run[topic] = self.monotonic()
-        if SPECS[topic].cost:
-            self._spent.append((self._last_run[topic], SPECS[topic].cost, not self._urgent(topic)))
 
     def _ended(self, topic: Topic) -> None:
         """A poll of ``topic`` ended (either way): its tokens are the budget's to count."""

@@ -127,21 +127,21 @@ class Feed(PollSchedule):
     def show_tab(self, tab: str) -> None:
         """The desk shows ``tab`` now: what it shows (and what waits for the user) polls fast."""
         self.tab = tab
-        self._steer()
+        self._steer(asked=True)
 
-    def _steer(self) -> None:
+    def _steer(self, *, asked: bool = False) -> None:
+        """What is hot now: the tab shown (the trader asked) and what the polls show."""
         if self.tab is None:
             return
         records = self._fetcher.records
-        self.set_hot(
-            hot_topics(
-                self.tab,
-                records(Topic.RFQS_SENT),
-                records(Topic.QUOTES_SENT),
-                records(Topic.QUOTES_RECEIVED),
-                self.clock(),
-            )
+        hot = hot_topics(
+            self.tab,
+            records(Topic.RFQS_SENT),
+            records(Topic.QUOTES_SENT),
+            records(Topic.QUOTES_RECEIVED),
+            self.clock(),
         )
+        self.set_hot(hot, asked=asked)
 
     def after_action(self, outcome: ActionOutcome) -> None:
         """A user action ended: poll what it changed, and the money topics if it moved money."""
@@ -205,13 +205,15 @@ class Feed(PollSchedule):
     # -- the schedule -----------------------------------------------------------------------
 
     def tick(self) -> list[Topic]:
-        """Start every due poll that fits the budget; stop at the first that does not."""
+        """Start every due poll that fits the budget, in order; stop at the first that waits
+        for tokens (one waiting only for the routine share is passed over)."""
         started = []
         for topic in self.due():
-            if not self.fits(topic):
-                break
-            self._start(topic)
-            started.append(topic)
+            if self.fits(topic):
+                self._start(topic)
+                started.append(topic)
+            elif not self.waits_only_for_share(topic):
+                break  # the tokens it waits for are not for the polls behind it
         return started
 
     def _start(self, topic: Topic) -> None:
@@ -254,10 +256,7 @@ class Feed(PollSchedule):
         for topic in topics:
             if topic not in self.topics:
                 continue
-            self._kicked.discard(topic)
-            self._asked.discard(topic)
-            self._gapped.discard(topic)
-            self._last_run[topic] = self.monotonic()
+            self._spend_kick(topic)
             await self.poll(topic)
 
     async def refresh_all(self) -> None:
