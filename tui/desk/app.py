@@ -249,6 +249,7 @@ class DeskApp(RoleSet, ScreenSet, App[None]):
     async def on_action_outcome(self, outcome: ActionOutcome) -> None:
         """File what the venue answered, poll what the action changed, show how it ended."""
         self.book.apply(outcome)
+        self.maker.filed(outcome)
         self.link.after_action(outcome)
         await self.panes.outcome(outcome)
 

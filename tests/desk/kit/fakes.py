@@ -126,8 +126,9 @@ class RoleHost(App[None]):
         self.polled.extend(topics)
 
     def on_action_outcome(self, outcome: ActionOutcome) -> None:
-        """Keep every outcome, in order."""
+        """Keep every outcome, in order; the maker hears it was filed, as on the desk."""
         self.outcomes.append(outcome)
+        self.maker.filed(outcome)
 
 
 async def settle(host: RoleHost, pilot: Pilot[Any]) -> None:

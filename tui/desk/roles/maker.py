@@ -10,8 +10,6 @@ maker's permit must allow, which the book keeps for the deposit approval that ma
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-
 from tui.api.client import ServiceClient
 from tui.api.models import (
     MakerLastLookRequest,
@@ -22,9 +20,9 @@ from tui.api.models import (
 )
 from tui.api.writes import Intent, WriteKind
 from tui.desk.clearing import TrackedTrade
-from tui.desk.messages import ActionKind, RecordIds, Topic
+from tui.desk.messages import ActionKind, ActionOutcome, RecordIds, Topic
 from tui.desk.roles.guard import ask_again, guardrail_settings, quote_reasons
-from tui.desk.roles.runner import ActionRunner, DeskHost, Done, Refused
+from tui.desk.roles.runner import ActionRunner, DeskHost, Done
 from tui.desk.widgets.common import fmt
 
 
@@ -65,32 +63,30 @@ class MakerRole:
         """Send (or replace) without asking: within the guardrails, or the trader said yes.
 
         Decided as it goes, not when the key was pressed: my quote live on the RFQ by then is
-        replaced, never joined by a second one; while one is still on its way there, nothing
-        is sent (which one is live is known only once it lands)."""
+        replaced, never joined by a second one; while one is still on its way there (until its
+        outcome is in the book: `filed`), nothing is sent (which one is live is known only
+        once it lands), and the trader is told so."""
         rfq_id = request.rfq_id
         if rfq_id in self._on_the_way:
-            self.runner.run_local(
-                ActionKind.NEW_QUOTE,
-                _refuse(
-                    f"quote on RFQ {fmt.short_id(rfq_id)} still on its way: nothing sent; "
-                    "once it lands, ctrl+s replaces it"
-                ),
-                ids=RecordIds(rfq_id=rfq_id),
+            self.desk.notify(
+                f"quote on RFQ {fmt.short_id(rfq_id)} still on its way: nothing sent; "
+                "once it lands, ctrl+s replaces it",
+                title="Quote",
+                severity="warning",
             )
             return
         replaces = replaces or self.live_quote(rfq_id)
         kind = ActionKind.REPLACE_QUOTE if replaces else ActionKind.NEW_QUOTE
 
-        async def send(_client: ServiceClient) -> Done:
+        # A local action: the client is taken inside `runner.send`, so every way this ends
+        # (not connected, a refusal, a crash) has an outcome, and `filed` clears the guard.
+        async def send() -> Done:
             if replaces is None:
                 intent = Intent.of(WriteKind.QUOTE, request)
             else:
                 replace = ReplaceQuoteRequest(**request.model_dump(), parent_quote_id=replaces)
                 intent = Intent.of(WriteKind.REPLACE_QUOTE, replace)
-            try:
-                quote: Quote = await self.runner.send(intent)
-            finally:
-                self._on_the_way.discard(rfq_id)
+            quote: Quote = await self.runner.send(intent)
             word = f"replaced {fmt.short_id(replaces)}" if replaces else "sent"
             return Done(
                 f"quote {fmt.short_id(quote.parent_quote_id)} {word}: "
@@ -100,7 +96,15 @@ class MakerRole:
             )
 
         self._on_the_way.add(rfq_id)
-        self.runner.run(kind, send, ids=RecordIds(rfq_id=rfq_id, quote_id=replaces))
+        self.runner.run_local(kind, send, ids=RecordIds(rfq_id=rfq_id, quote_id=replaces))
+
+    def filed(self, outcome: ActionOutcome) -> None:
+        """An action's outcome is in the book: a quote sent on its RFQ is no longer on its way.
+
+        Cleared only now, not when the venue answered, so a ctrl+s queued behind the send sees
+        the quote it must replace instead of sending a second one."""
+        if outcome.kind in _QUOTE_SENDS and outcome.ids.rfq_id:
+            self._on_the_way.discard(outcome.ids.rfq_id)
 
     def pull_quote(self, quote_id: str) -> None:
         """Cancel a live quote."""
@@ -138,10 +142,5 @@ class MakerRole:
         )
 
 
-def _refuse(why: str) -> Callable[[], Awaitable[Done]]:
-    """A local action that only says why nothing was sent (the ticket shows it)."""
-
-    async def refused() -> Done:
-        raise Refused(why)
-
-    return refused
+_QUOTE_SENDS = (ActionKind.NEW_QUOTE, ActionKind.REPLACE_QUOTE)
+"""The outcomes of a quote's send, which end its time on the way."""
