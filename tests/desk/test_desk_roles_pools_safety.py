@@ -118,7 +118,13 @@ async def test_no_wallet_and_a_permit_not_taken_are_outcomes_in_words() -> None:
     assert not_taken.problem == "the venue did not take the permit" and not not_taken.money
     assert not_taken.ids == RecordIds(RFQ_ID, QUOTE_ID, POOL_ID)
     # The trade is read again before signing: it still waits for the deposit.
-    assert client.names == ["quotes_received", "transfers_permit_template", "transfers_permit"]
+    # the trade read before signing and again before sending
+    assert client.names == [
+        "quotes_received",
+        "transfers_permit_template",
+        "quotes_received",
+        "transfers_permit",
+    ]
 
 
 async def test_a_deposit_approval_asks_for_what_the_venue_said() -> None:

@@ -17,7 +17,7 @@ runs in a thread: eth-account is slow to import and CPU-bound to use.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -27,36 +27,31 @@ from pydantic import SecretStr
 from tui.api.client import ServiceClient
 from tui.api.errors import ApiError
 from tui.api.models import (
-    DecimalAllowance,
     NewSettlementPoolRequest,
     NewTransferRequest,
-    PermitTemplateRequest,
     SettlementPool,
     SubmitPermitRequest,
     Transfer,
     TransferType,
 )
 from tui.api.writes import Intent, WriteKind
-from tui.desk.clearing import NextStep, Role, TrackedTrade, track
+from tui.desk.clearing import TrackedTrade
 from tui.desk.messages import ActionKind, DepositApproved, RecordIds, Topic
 from tui.desk.pool_facts import party_margin
 from tui.desk.roles.guard import guardrail_settings
+from tui.desk.roles.permit_flow import Sign, approve_spending, trade_still_waiting
 from tui.desk.roles.permit_terms import (
     WALLET_WORD_S,
     WalletWord,
     asked_amount,
     heard_wallet,
     permit_refusal,
-    template_refusal,
 )
 from tui.desk.roles.runner import ActionRunner, DeskHost, Done, Refused
 from tui.desk.screens.password import PasswordScreen
 from tui.desk.screens.permit import MoneyAction, MoneyForm, PermitScreen
 from tui.desk.screens.pool_create import NewPoolScreen
 from tui.desk.widgets.common import fmt
-
-PERMIT_VALIDITY_S = 300
-"""How long a signed permit stays usable: long enough for a slow block, short enough to be safe."""
 
 UNLOCK_TRIES = 3
 """Passphrase attempts for one permit before it is given up (the action then fails, in
@@ -68,31 +63,6 @@ MONEY_MOVES = (Topic.TRANSFERS, Topic.POOLS, Topic.SUMMARY)
 
 class WalletUnavailable(Refused):
     """No wallet key to sign a permit with (none configured, or the unlock was abandoned)."""
-
-
-Send = Callable[[Intent], Awaitable[Any]]
-"""How a write leaves: `ActionRunner.send`."""
-
-Sign = Callable[[Mapping[str, Any]], Awaitable[SubmitPermitRequest]]
-"""How a permit template is signed: `PoolsRole.signer`."""
-
-
-async def approve_spending(
-    client: ServiceClient, send: Send, sign: Sign, pool_address: str, amount: Decimal
-) -> bool:
-    """Let ``pool_address`` spend ``amount`` USDC: permit template (read) -> ``sign`` ->
-    submit (``send``). A template for another amount or spender is refused unsigned."""
-    template = await client.transfers_permit_template(
-        PermitTemplateRequest(
-            pool_address=pool_address,
-            allowance=DecimalAllowance(value=amount),
-            seconds_until_expiry=PERMIT_VALIDITY_S,
-        )
-    )
-    if refusal := template_refusal(template, pool_address, amount):
-        raise Refused(refusal)
-    signed = await sign(template)
-    return bool(await send(Intent.of(WriteKind.PERMIT, signed)))
 
 
 class PoolsRole:
@@ -118,9 +88,11 @@ class PoolsRole:
         """The deposit limit in force (config.toml ``[guardrails] max_deposit``)."""
         return guardrail_settings(self.desk).max_deposit
 
-    def _check_permit(self, amount: Decimal, *, asked: Decimal | None = None) -> None:
-        """Refuse (nothing signed) a permit the rule does not allow; ``asked`` for a trade's."""
-        approval = asked is not None
+    def _check_permit(
+        self, amount: Decimal, *, approval: bool = False, asked: Decimal | None = None
+    ) -> None:
+        """Refuse (nothing signed) a permit the rule does not allow: a pool deposit's, or with
+        ``approval`` a trade's, which must be exactly what the venue ``asked``."""
         refusal = permit_refusal(
             amount,
             approval=approval,
@@ -179,13 +151,22 @@ class PoolsRole:
                     "not signed: the venue has not said yet how much this trade needs; "
                     "try again shortly"
                 )
-            self._check_permit(amount, asked=asked)
+            self._check_permit(amount, approval=True, asked=asked)
             sign = self.signer()
-            # The venue's word now, not the desk's at the p: the same checks on the trade.
-            now = await self._still_waiting(client, trade)
-            self._check_permit(amount, asked=self.desk.book.deposit_hint(now).amount)
+
+            async def still_asked() -> None:
+                # The venue's word now, not the desk's at the p: the same checks on the trade.
+                now = await trade_still_waiting(client, trade)
+                hint = self.desk.book.deposit_hint(now)
+                if hint.pool_address not in (None, pool_address):
+                    raise Refused("not signed: the trade's pool is no longer the one asked for")
+                self._check_permit(amount, approval=True, asked=hint.amount)
+
+            await still_asked()  # before the wallet is asked to sign
             try:
-                taken = await approve_spending(client, self.runner.send, sign, pool_address, amount)
+                taken = await approve_spending(
+                    client, self.runner.send, sign, pool_address, amount, still_asked
+                )
             except ApiError:
                 raise
             except ValueError as error:  # a template the wallet cannot sign, a bad address
@@ -202,25 +183,6 @@ class PoolsRole:
         quote = trade.quote
         ids = RecordIds(quote.target_rfq_id, quote.parent_quote_id, quote.pool_location)
         self.runner.run(ActionKind.APPROVE_DEPOSIT, approve, ids=ids, form=form)
-
-    @staticmethod
-    async def _still_waiting(client: ServiceClient, trade: TrackedTrade) -> TrackedTrade:
-        """The trade as the venue has it now, when it still waits for my deposit; else a
-        refusal, nothing signed: it may have been rejected or moved on since the ``p``."""
-        quote_id = trade.quote.parent_quote_id
-        read = client.quotes_received if trade.role is Role.TAKER else client.quotes_sent
-        found = next(
-            (q for q in (await read(id=quote_id)).result if q.parent_quote_id == quote_id), None
-        )
-        if found is None:
-            raise Refused("not signed: the venue no longer shows this trade's quote")
-        now = track(found, trade.role, trade.rfq)
-        if now.next_step is not NextStep.APPROVE_DEPOSIT:
-            raise Refused(
-                "not signed: the trade no longer waits for your deposit "
-                f"({fmt.status_words(now.status)})"
-            )
-        return now
 
     # -- deposits and withdrawals -----------------------------------------------------------
 
