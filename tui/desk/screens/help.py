@@ -27,8 +27,8 @@ EVERYWHERE: tuple[tuple[str, str], ...] = (
     (
         "{desk.next_action}",
         "go to the next trade waiting for you (last look, deposit): then {tracker.accept} / "
-        "{tracker.reject} / {tracker.approve_deposit}.\nWhile one waits (top right, with its "
-        "countdown) {desk.next_action} works from any field too",
+        "{tracker.reject} / {tracker.approve_deposit}.\nWhile one waits (the banner by the "
+        "header says which, with its countdown) {desk.next_action} works from any field too",
     ),
     (
         "{desk.tracker}",
