@@ -4,10 +4,15 @@ The form's rules live in `tui.desk.widgets.quote_form` (prefills, the request, w
 error belongs to); this widget lays the form out, reads it, and shows errors under the field
 they belong to. The ticket never calls the venue: it posts `QuoteTicket.Submit` (or `Cancel`)
 and the maker role sends; the outcome comes back to `QuoteTicket.show_outcome`.
+
+What is sent is what the screen shows: the leg prices are read from the leg rows on screen,
+and only when those rows were filled for the RFQ the head names; ``ctrl+s`` replaces the live
+quote the ticket names above the form (`tui.desk.widgets.ticket_sends`), or sends a new one.
 """
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,23 +23,18 @@ from typing import TYPE_CHECKING
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.markup import escape
-from textual.widgets import Button, Input, Label, Static
+from textual.containers import Vertical
+from textual.widgets import Button, Input, Select
 
-from tui.api.lifecycle import clearing_is_final
 from tui.api.models import RFQStatus
 from tui.desk.book import DeskBook
 from tui.desk.messages import ActionKind, ActionOutcome, ActionRequest
 from tui.desk.roles.refusals import outcome_words
-from tui.desk.widgets.common import fmt
 from tui.desk.widgets.common.forms import FORM, FormError, errors_from_api
 from tui.desk.widgets.common.forms import show_errors as show_form_errors
 from tui.desk.widgets.live_text import LiveText
 from tui.desk.widgets.quote_figures import PricingMemo, leg_field_side, listing_marks
 from tui.desk.widgets.quote_form import (
-    AUTO_CLIENT_ID,
-    DEFAULT_EXPIRY_S,
     TicketValues,
     build_quote_request,
     client_quote_id,
@@ -43,10 +43,18 @@ from tui.desk.widgets.quote_form import (
     locate_quote_field,
     prefill,
 )
+from tui.desk.widgets.ticket_form import ticket_body
 from tui.desk.widgets.ticket_head import EMPTY, TicketHead, head_lines
 from tui.desk.widgets.ticket_legs import TicketLegs
 from tui.desk.widgets.ticket_pools import TicketPools
 from tui.desk.widgets.ticket_pricing import DRIVERS, TicketPricing, typed_price
+from tui.desk.widgets.ticket_sends import (
+    TicketSends,
+    expiry_words,
+    live_quotes,
+    live_words,
+    sends_lines,
+)
 
 if TYPE_CHECKING:
     from tui.api.models import RFQ, NewQuoteRequest
@@ -92,37 +100,18 @@ class QuoteTicket(Vertical):
         self._client_ids = itertools.count(1)
         self._closed_shown = False
         self._errors_shown = False
+        self._moving = asyncio.Lock()
 
     def compose(self) -> ComposeResult:
-        """Header, leg rows, settlement fields, buttons."""
+        """Head, what ctrl+s sends, then the form (`ticket_form.ticket_body`)."""
         yield TicketHead(id="ticket-head")
-        with VerticalScroll(id="ticket-body"):
-            yield TicketLegs(id="ticket-legs")
-            yield TicketPricing(id="ticket-pricing")
-            with Horizontal(classes="field-row"):
-                yield Label("Expires in s", classes="field-label")
-                yield Input(
-                    "",
-                    id="expiry",
-                    compact=True,
-                    placeholder=f"{DEFAULT_EXPIRY_S} (at most what the RFQ has left)",
-                )
-            yield Static("", id="err-expiry", classes="field-error")
-            yield TicketPools(self.book, id="ticket-pools")
-            with Horizontal(classes="field-row"):
-                yield Label("Client id", classes="field-label")
-                yield Input("", id="client-id", compact=True, placeholder=AUTO_CLIENT_ID)
-            yield Static("", id="err-client-id", classes="field-error")
-            yield Static("", id="err-form", classes="field-error")
-            with Horizontal(id="ticket-buttons"):
-                yield Button("Send ^s", id="send", variant="primary", compact=True)
-                yield Button("Replace ^r", id="replace", compact=True)
-                yield Button("Pull ^w", id="pull", variant="error", compact=True)
-            yield LiveText("", id="ticket-live")
+        yield TicketSends(id="ticket-sends")
+        yield from ticket_body(self.book)
 
     def on_mount(self) -> None:
         """Start empty. The parts a cursor move fills are looked up once, here."""
-        self._head = self.query_one(TicketHead)
+        self._head = self.query_one("#ticket-head", TicketHead)
+        self._sends = self.query_one(TicketSends)
         self._body = self.query_one("#ticket-body")
         self._legs = self.query_one(TicketLegs)
         self._figures = self.query_one(TicketPricing)
@@ -140,8 +129,14 @@ class QuoteTicket(Vertical):
 
         While the trader is in the ticket (the focus is inside it) the ticket stays bound to
         the RFQ it was opened on, whatever the inbox cursor does meanwhile: it never switches
-        to another RFQ by itself, and says so when its own RFQ expires or closes.
+        to another RFQ by itself, and says so when its own RFQ expires or closes. One move at
+        a time: a move that lands while another is filling the form waits for it, so the form
+        is never part one RFQ's and part another's.
         """
+        async with self._moving:
+            await self._show_rfq(rfq)
+
+    async def _show_rfq(self, rfq: RFQ | None) -> None:
         bound = self.rfq
         if (
             bound is not None
@@ -154,7 +149,7 @@ class QuoteTicket(Vertical):
             self._body.display = rfq is not None
         if rfq is None:
             self._legs_for = None
-            await self._legs.show([])
+            await self._legs.show([], None)
             self._refresh_live()
             return
         if self._legs_for != rfq.rfq_id:
@@ -191,9 +186,21 @@ class QuoteTicket(Vertical):
         rfq = self.rfq
         if rfq is None:
             self._head.show(EMPTY)
+            self._sends.show(())
             return
         closed = self.closed_reason()
-        self._head.show(head_lines(rfq, self.book, self.clock(), closed))
+        now = self.clock()
+        self._head.show(head_lines(rfq, self.book, now, closed))
+        pools = self._pools
+        self._sends.show(
+            sends_lines(
+                live_quotes(self.book, rfq.rfq_id, now),
+                pools.pool,
+                pools.chosen_words(),
+                expiry_words(self._expiry.value, rfq, now),
+                closed,
+            )
+        )
         if self._closed_shown != bool(closed):  # asked every second: looked up on a change
             self._closed_shown = bool(closed)
             for button in ("#send", "#replace"):
@@ -213,7 +220,7 @@ class QuoteTicket(Vertical):
         for index, leg in enumerate(rfq.rfq_legs):
             bid, ask = prefill(marks[index] if index < len(marks) else None)
             legs.append((leg_label(leg, rfq.qty), bid, ask))
-        await self._legs.show(legs)
+        await self._legs.show(legs, rfq.rfq_id)
 
     def tick(self) -> None:
         """Every second (`DeskPanes.tick`): the RFQ's countdown and the live quote's."""
@@ -229,43 +236,23 @@ class QuoteTicket(Vertical):
         if self.rfq is None:
             live.update("")
             return
-        quote = self.book.live_quote_on(self.rfq.rfq_id, self.clock())
-        if quote is None:
-            live.update(self._no_live_quote(self.rfq.rfq_id))
-            return
-        live.update(
-            f"live quote {fmt.short_id(quote.parent_quote_id)}  "
-            f"bid [$bid]{fmt.price(quote.aggregated_bid)}[/]  "
-            f"ask [$ask]{fmt.price(quote.aggregated_ask)}[/]  "
-            f"expires {fmt.countdown(quote.expires_at, self.clock())}"
-        )
-
-    def _no_live_quote(self, rfq_id: str) -> str:
-        """Why no quote of mine is live here: one was accepted (and how its clearing went), or
-        none was ever sent or left."""
-        accepted = next(
-            (q for q in self.book.my_quotes_on(rfq_id) if q.clearing_status is not None), None
-        )
-        if accepted is None:
-            return "[$text-muted]no live quote on this RFQ[/]"
-        status = accepted.clearing_status
-        state = fmt.status_words(str(status)) if clearing_is_final(status) else "clearing"
-        return f"[b]your quote was accepted[/b] — {escape(state)}: see tracker (t)"
+        live.update(live_words(self.book, self.rfq.rfq_id, self.clock()))
 
     # -- reading the form -------------------------------------------------------------------
 
     def values(self) -> TicketValues:
-        """What is typed into the ticket right now."""
-        legs = len(self.rfq.rfq_legs) if self.rfq else 0
-        pools = self.query_one(TicketPools)
+        """What is typed into the ticket right now: the leg prices as the rows on screen show
+        them (`TicketLegs.prices`), never fields looked up by id."""
+        bids, asks = self._legs.prices(len(self.rfq.rfq_legs) if self.rfq else 0)
+        pools = self._pools
         return TicketValues(
-            bids=[self.query_one(f"#bid-{i}", Input).value for i in range(legs)],
-            asks=[self.query_one(f"#ask-{i}", Input).value for i in range(legs)],
-            expiry_s=self.query_one("#expiry", Input).value,
+            bids=bids,
+            asks=asks,
+            expiry_s=self._expiry.value,
             pool=pools.pool,
             preset=pools.preset,
             pool_name=pools.pool_name,
-            client_quote_id=self.query_one("#client-id", Input).value.strip()
+            client_quote_id=self._client_id.value.strip()
             or client_quote_id(
                 self.rfq.rfq_id if self.rfq else "", self.clock(), next(self._client_ids)
             ),
@@ -273,8 +260,8 @@ class QuoteTicket(Vertical):
 
     def set_leg_prices(self, index: int, bid: str, ask: str) -> None:
         """Type prices into a leg (tests and the command palette use this)."""
-        self.query_one(f"#bid-{index}", Input).value = bid
-        self.query_one(f"#ask-{index}", Input).value = ask
+        self._legs.set_price(index, "bid", bid)
+        self._legs.set_price(index, "ask", ask)
 
     def show_errors(self, errors: dict[str, str]) -> None:
         """Show errors under their fields (an empty dict clears them)."""
@@ -289,6 +276,11 @@ class QuoteTicket(Vertical):
         if closed:
             self.show_errors({FORM: f"{closed}: nothing is sent (esc: back to the inbox)"})
             return None
+        legs = self._legs
+        if legs.shown_for != self.rfq.rfq_id or legs.count != len(self.rfq.rfq_legs):
+            # Never a price the screen does not show against the RFQ the head names.
+            self.show_errors({FORM: "the ticket is still filling this RFQ's legs: nothing sent"})
+            return None
         try:
             request = build_quote_request(self.rfq, self.values(), self.clock())
         except FormError as error:
@@ -300,10 +292,13 @@ class QuoteTicket(Vertical):
     # -- actions ----------------------------------------------------------------------------
 
     def action_submit(self) -> None:
-        """Validate and send a new quote."""
+        """Validate and send: a new quote, or one replacing my live quote the ticket names
+        (`ticket_sends`: what the line above the form says is what is sent)."""
         request = self._request()
-        if request is not None:
-            self.post_message(self.Submit(request))
+        if request is None:
+            return
+        live = live_quotes(self.book, request.rfq_id, self.clock())
+        self.post_message(self.Submit(request, live[0].parent_quote_id if live else None))
 
     def action_replace(self) -> None:
         """Validate and replace the live quote on this RFQ."""
@@ -367,10 +362,18 @@ class QuoteTicket(Vertical):
                     pricing.legs_typed(leg_field_side(structure_legs[int(number)].side, side))
         if name in DRIVERS or name.startswith(("bid-", "ask-")):
             self._show_figures()
+        elif name in ("expiry", "pool-name"):
+            self._draw_head()  # what ctrl+s sends says it
+
+    @on(Select.Changed)
+    def _pool_picked(self, event: Select.Changed) -> None:
+        """A pool or a preset picked: the line saying what ctrl+s sends follows."""
+        event.stop()
+        self._draw_head()
 
     def _leg_price(self, index: int, side: str) -> Decimal | None:
         """A leg price as it stands in its field (None while blank or not a number)."""
-        return typed_price(self.query_one(f"#{side}-{index}", Input).value)
+        return typed_price(self._legs.price(index, side))
 
     def _show_figures(self) -> None:
         self._figures.show_figures(*self._legs.prices(len(self.rfq.rfq_legs) if self.rfq else 0))

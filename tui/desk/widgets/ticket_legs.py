@@ -5,9 +5,15 @@ fields costs far more than filling one. So the rows are kept: moving to an RFQ f
 rows with its legs (label, prefilled bid and ask), mounts rows only for legs beyond the most the
 ticket has shown, and hides the rest. A field's id says its leg (``bid-0``, ``ask-0``, and
 ``err-leg-0``, ``err-bid-0``, ``err-ask-0`` under them), so the form's errors find their lines.
+
+What a quote sends is read from these rows, the very fields on screen, never looked up by id
+elsewhere: the rows say which RFQ they were filled for (``shown_for``) and how many legs they
+show. Fills are taken one at a time, so two fills in flight never mount a leg's row twice.
 """
 
 from __future__ import annotations
+
+import asyncio
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -78,6 +84,11 @@ class TicketLegs(Vertical):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._rows: list[LegRow] = []  # mounted so far, in leg order (kept, not looked up)
+        self._filling = asyncio.Lock()
+        self.shown_for: str | None = None
+        """The RFQ whose legs the rows show (None while they show none)."""
+        self.count = 0
+        """How many legs the rows show."""
 
     def compose(self) -> ComposeResult:
         """The column heads; the rows come with the first RFQ."""
@@ -88,24 +99,32 @@ class TicketLegs(Vertical):
             classes="leg-row leg-head",
         )
 
-    async def show(self, legs: list[tuple[str, str, str]]) -> None:
-        """One row per leg (label, bid, ask); rows left over from a longer RFQ are hidden."""
-        rows = self._rows
-        if len(legs) > len(rows):
-            extra = [LegRow(index) for index in range(len(rows), len(legs))]
-            await self.mount_all(extra)
-            rows.extend(extra)
-        for row, (label, bid, ask) in zip(rows, legs, strict=False):
-            row.fill(label, bid, ask)
-        for row in rows[len(legs) :]:
-            row.hide()
+    async def show(self, legs: list[tuple[str, str, str]], rfq_id: str | None = None) -> None:
+        """One row per leg (label, bid, ask) of ``rfq_id``; rows left over from a longer RFQ
+        are hidden."""
+        async with self._filling:
+            rows = self._rows
+            self.shown_for, self.count = None, 0  # until the rows are filled
+            if len(legs) > len(rows):
+                extra = [LegRow(index) for index in range(len(rows), len(legs))]
+                await self.mount_all(extra)
+                rows.extend(extra)
+            for row, (label, bid, ask) in zip(rows, legs, strict=False):
+                row.fill(label, bid, ask)
+            for row in rows[len(legs) :]:
+                row.hide()
+            self.shown_for, self.count = (rfq_id, len(legs)) if legs else (None, 0)
 
     def set_price(self, index: int, side: str, text: str) -> None:
         """Put ``text`` in leg ``index``'s ``side`` field (a price derived from a vol)."""
         if 0 <= index < len(self._rows):
             self._rows[index].set_price(side, text)
 
+    def price(self, index: int, side: str) -> str:
+        """Leg ``index``'s ``side`` price as it stands in its field ("" for no such leg)."""
+        return self._rows[index].price(side) if 0 <= index < self.count else ""
+
     def prices(self, count: int) -> tuple[list[str], list[str]]:
-        """The bids and the asks of the first ``count`` legs, as typed."""
-        rows = self._rows[:count]
+        """The bids and the asks of the first ``count`` legs shown, as typed."""
+        rows = self._rows[: min(count, self.count)]
         return [row.price("bid") for row in rows], [row.price("ask") for row in rows]

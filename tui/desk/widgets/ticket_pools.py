@@ -145,6 +145,7 @@ class TicketPools(Vertical):
         self._auto: str | None = None  # the choice the ticket made itself
         self._fresh = True
         self._offered_name = ""  # the new pool's name when left blank
+        self._names: dict[str, str] = {}  # the pools offered, in words, by id
 
     def compose(self) -> ComposeResult:
         """Pool, then the new pool's preset and name, each with its error line."""
@@ -184,12 +185,14 @@ class TicketPools(Vertical):
         picked = None if mine else current
         self._fresh = False
         choices: Choices = []
+        self._names = {}
         for pool in self.book.pools_with(rfq.taker_company):
             data = pool.data
             if data is None:
                 continue
             address = (data.address or "")[:10]
             choices.append((f"{data.name} ({data.status}) {address}", pool.pool_id))
+            self._names[pool.pool_id] = f"pool {data.name} ({data.status})"
         choices.append(("+ new pool (margin preset)", NEW_POOL))
         wanted = next((value for _, value in choices if value == picked), choices[0][1])
         picker.offer(choices, wanted)
@@ -217,6 +220,14 @@ class TicketPools(Vertical):
         name = self._pool_name.value
         return name if name.strip() else self._offered_name
 
+    def chosen_words(self) -> str:
+        """The pool a quote sent now settles in, in words: an existing pool's name and status,
+        or the new pool's name and preset; "" when none is chosen."""
+        pool = self.pool
+        if pool == NEW_POOL:
+            return f"+ new pool {self.pool_name} ({self.preset or 'no preset'})"
+        return self._names.get(pool, "")
+
     def _toggle_new_pool(self, show: bool) -> None:
         # Hidden, their rows keep their place: the ticket keeps its height from RFQ to RFQ.
         for row in self._new_pool_rows:
@@ -227,7 +238,6 @@ class TicketPools(Vertical):
 
     @on(Select.Changed, "#pool")
     def _pool_changed(self, event: Select.Changed) -> None:
-        # The value now, not the event's: a refill's own changes arrive after it is done. No
-        # one above the ticket reads its pool: the change goes no further up.
-        event.stop()
+        # The value now, not the event's: a refill's own changes arrive after it is done. The
+        # ticket says where a quote will settle, and stops the change there.
         self._toggle_new_pool(event.select.value == NEW_POOL)
