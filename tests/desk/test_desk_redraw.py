@@ -8,19 +8,17 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
-from textual.app import App, ComposeResult
-from textual.widget import Widget
 from textual.widgets import Input
 
 from tests.desk.kit import records
 from tests.desk.kit.desk import SIZE, DeskFactory, refresh
 from tests.desk.kit.fakes import NOW
+from tests.desk.kit.panes import PaneApp, Refreshes
 from tests.desk.kit.scenes import build_world
 from tests.desk.kit.tabs import show_tab
 from tui.api.models import RFQ, ClearingStatus, PortfolioSummary, RFQLeg
 from tui.desk.book import DeskBook
 from tui.desk.messages import PaneAge
-from tui.desk.themes import DESK_VARIABLES
 from tui.desk.widgets.blotter import Blotter
 from tui.desk.widgets.live_text import LiveText
 from tui.desk.widgets.market_stats import MarketStatsPane
@@ -30,34 +28,6 @@ from tui.desk.widgets.quote_ticket import QuoteTicket
 from tui.desk.widgets.rfq_inbox import RfqInbox
 from tui.desk.widgets.status_bar import StatusBar
 from tui.desk.widgets.trade_tracker import TradeTracker
-
-
-class PaneApp(App[None]):
-    """One pane on its own, with the desk's theme variables."""
-
-    def __init__(self, *panes: Widget) -> None:
-        super().__init__()
-        self.panes = panes
-
-    def get_theme_variable_defaults(self) -> dict[str, str]:
-        return {**super().get_theme_variable_defaults(), **DESK_VARIABLES}
-
-    def compose(self) -> ComposeResult:
-        yield from self.panes
-
-
-class Refreshes:
-    """Every `refresh` a widget asks for: whether each wanted a layout."""
-
-    def __init__(self, widget: Widget) -> None:
-        self.layouts: list[bool] = []
-        original = widget.refresh
-
-        def spy(*regions: Any, **options: Any) -> Any:
-            self.layouts.append(bool(options.get("layout")))
-            return original(*regions, **options)
-
-        widget.refresh = spy  # type: ignore[method-assign]
 
 
 def _clock() -> Any:
