@@ -195,6 +195,32 @@ def test_follow_ups_keep_to_the_routine_share_and_what_the_trader_asks_for_does_
     assert plan.fits(Topic.RFQS_RECEIVED)
 
 
+def test_a_follow_up_leaves_a_hot_urgent_topic_to_its_own_pace() -> None:
+    fake = FakeTime()
+    plan = schedule(fake)
+    for topic in plan.polling():
+        poll(plan, topic)
+    plan.set_hot({Topic.RFQS_RECEIVED})
+    poll(plan, Topic.RFQS_RECEIVED)
+    # A quote was sent: its outcome names the received RFQs and my quotes.
+    plan.follow_up(Topic.RFQS_RECEIVED, Topic.QUOTES_SENT)
+    plan.follow_up(Topic.RFQS_RECEIVED, gap=True)  # a booking seen by a poll
+    assert plan.due() == [Topic.QUOTES_SENT], "the new-RFQ poll keeps its own pace"
+    fake.advance(SPECS[Topic.RFQS_RECEIVED].hot_s + 0.01)
+    assert plan.due()[0] is Topic.RFQS_RECEIVED
+    # On another tab it is cold, and a follow-up polls it soon as any other topic.
+    poll(plan, Topic.RFQS_RECEIVED)
+    plan.set_hot(set())
+    plan.follow_up(Topic.RFQS_RECEIVED)
+    assert Topic.RFQS_RECEIVED in plan.due()
+    # The trader's own ask (f5) polls it at once, hot or not.
+    poll(plan, Topic.RFQS_RECEIVED)
+    plan.set_hot({Topic.RFQS_RECEIVED})
+    poll(plan, Topic.RFQS_RECEIVED)
+    plan.kick(Topic.RFQS_RECEIVED)
+    assert plan.due()[0] is Topic.RFQS_RECEIVED
+
+
 def test_the_traders_writes_shrink_the_routine_share_down_to_its_floor() -> None:
     fake = FakeTime()
     plan = schedule(fake)

@@ -107,7 +107,12 @@ class PollSchedule:
         already due sooner): for what the venue finishes a little later, like a deposit
         confirming on chain a block after it was sent. With ``gap`` (what a poll saw, not what
         the user did), not sooner than each topic's `PollSpec.kick_gap_s` after its last poll.
+
+        A hot urgent topic is left to its own pace: its next poll is at most one hot interval
+        away, and an extra poll of it (10 tokens on the Trade tab after every quote or booking)
+        would come out of the very budget that pace needs.
         """
+        topics = tuple(t for t in topics if not self._urgent(t))
         self._wake.set()
         if gap:
             self._gapped.update(t for t in topics if t not in self._kicked)
