@@ -12,7 +12,8 @@ The setup, as a trader would have it: a sandbox of its own (`feed_session_sandbo
 sandbox`` on a fresh database in a temporary folder, simulated makers and takers on, the
 interface's 100-token budget, every 429 it sends counted by whom), and the real `DeskApp` run
 headless in this process (``App.run_test``, 140x45) for DESK, with its normal feed and its own
-client. Once the desk has its first data, for ``--seconds``:
+client. Once the desk has its first data and `SETTLE_S` more (its start-up fill of every
+pane has left the budget's window), for ``--seconds``:
 
 - a scripted counterparty, ALPHA on a client of its own, sends DESK an RFQ every
   ``--rfq-every`` seconds (jittered +-30 %) and buys every quote DESK makes on one;
@@ -77,6 +78,10 @@ WRITE_COST = 20
 GRACE_S = 15.0
 """After the session, how long the last RFQs sent may take to show before they count missed."""
 SIZE = (140, 45)
+SETTLE_S = 10.0
+"""After the first data, before the session starts: a desk that has just started fills every
+pane at once, and those tokens take one budget window to leave; the feed's steady state is
+what the session measures."""
 MAKERS = ("ALPHA", "BORE")
 """The simulated makers the desk asks for prices."""
 
@@ -216,6 +221,7 @@ async def session(document: dict[str, Any], folder: Path, options: argparse.Name
         ServiceClient(document["base_url"], alpha["api_key"], alpha["api_secret"]) as other,
     ):
         await wait_first_data(app)
+        await asyncio.sleep(SETTLE_S)  # the start-up's fill of every pane leaves the window
         write_waits = time_write_waits(app)
         await other.sync_clock()
         counterparty = Counterparty(other, ids["DESK"], options.rfq_every)

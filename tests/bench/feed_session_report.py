@@ -17,7 +17,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from tests.bench.feed_session_traders import Counterparty, SentRfq
-from tui.api.endpoints import BUDGET_WINDOW_S, endpoint_named
+from tui.api.budget import DESK_RESERVE_TOKENS
+from tui.api.endpoints import BUDGET_TOKENS, BUDGET_WINDOW_S, endpoint_named
 from tui.desk.feed.topics import SPECS
 from tui.desk.messages import Topic
 
@@ -199,8 +200,50 @@ def report(figures: Figures, each: bool = False) -> str:
     return "\n".join(out)
 
 
+def gap_median(gaps: list[float]) -> float:
+    """The median wait for the next poll of an RFQ created at a uniformly random moment
+    between the first and the last poll with these gaps (s).
+
+    Every gap counts, not only the few gaps an RFQ of the counterparty fell in, so it is
+    steadier than the median of ~30 delays; a gap ``g`` holds a share ``g / sum`` of the
+    arrivals and makes them wait from ``g`` down to 0 (long gaps weigh twice: more arrivals,
+    longer waits). Solved by bisection: the wait ``w`` that half the arrivals exceed.
+    """
+    total = sum(gaps)
+    if total <= 0:
+        return 0.0
+    low, high = 0.0, max(gaps)
+    for _ in range(40):
+        wait = (low + high) / 2
+        if sum(max(0.0, gap - wait) for gap in gaps) / total > 0.5:
+            low = wait
+        else:
+            high = wait
+    return low
+
+
+def budget_floor(tokens: dict[str, float], windows: float) -> tuple[float, float, float]:
+    """What the budget leaves the received-RFQs poll at this session's load: the writes'
+    tokens per window, the other polls' tokens per window, and the floor of the new-RFQ
+    median wait that follows (s; inf when nothing is left).
+
+    Every poll leaves `DESK_RESERVE_TOKENS` free for the trader's next write, so the polls and
+    the writes share the rest: whatever the writes and the other polls took, the received
+    poll can have at most that much less, one poll per ``cost * window / left`` seconds even
+    spaced perfectly, and an RFQ created at a random moment waits half of that.
+    """
+    writes = sum(t for name, t in tokens.items() if endpoint_named(name).writes) / windows
+    received = tokens.get("rfqs_received", 0.0) / windows
+    others = sum(tokens.values()) / windows - writes - received
+    left = BUDGET_TOKENS - DESK_RESERVE_TOKENS - writes - others
+    cost = SPECS[Topic.RFQS_RECEIVED].cost
+    floor = cost * BUDGET_WINDOW_S / left / 2 if left > 0 else float("inf")
+    return writes, others, floor
+
+
 def pace_lines(figures: Figures, polls: list[Exchange]) -> list[str]:
-    """How often received RFQs were polled, and what the desk's tokens went on."""
+    """How often received RFQs were polled, what that implies for the delay, what the desk's
+    tokens went on, and the floor the budget sets at this load."""
     out = []
     gaps = [(b.at_ms - a.at_ms) / 1000 for a, b in itertools.pairwise(polls)]
     spec = SPECS[Topic.RFQS_RECEIVED]
@@ -216,8 +259,20 @@ def pace_lines(figures: Figures, polls: list[Exchange]) -> list[str]:
             tokens[exchange.endpoint] += endpoint_named(exchange.endpoint).cost
     windows = figures.seconds / BUDGET_WINDOW_S
     total = sum(tokens.values()) / windows
+    if gaps:
+        out.append(
+            f"  the wait those gaps imply for an RFQ created at a random moment: median "
+            f"{gap_median(gaps):.2f} s (add the round trip and the row, above)"
+        )
     out.append(f"desk tokens per {BUDGET_WINDOW_S:g} s window, whole session: {total:.1f} of 100")
     for name, spent in sorted(tokens.items(), key=lambda item: -item[1]):
         out.append(f"  {name:<32} {spent / windows:6.1f}")
+    writes, others, floor = budget_floor(tokens, windows)
+    out.append(
+        f"the budget's floor at this load: {BUDGET_TOKENS} - reserve {DESK_RESERVE_TOKENS} - "
+        f"writes {writes:.1f} - other polls {others:.1f} leaves the received poll "
+        f"{BUDGET_TOKENS - DESK_RESERVE_TOKENS - writes - others:.1f} tokens per window: a "
+        f"median wait of at least {floor:.2f} s, however the polls are spaced"
+    )
     out.extend(figures.notes)
     return out
