@@ -5,10 +5,11 @@ the pools' balances are amounts of USDC (`fmt.usdc`, every place they have).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from textual.app import App, ComposeResult
-from textual.widgets import DataTable, Input, OptionList
+from textual.widgets import DataTable, Input, OptionList, Static
 from textual.widgets._toast import Toast
 from textual.widgets.option_list import Option
 
@@ -17,7 +18,7 @@ from tests.desk.kit.scenes import build_world, open_desk
 from tui.desk.keymap import DeskKeymap
 from tui.desk.screens.help import HelpScreen, HelpText, cells, help_text
 from tui.desk.widgets.common import fmt
-from tui.desk.widgets.pools import PoolsPane
+from tui.desk.widgets.pools import MORE, PoolsPane, whole_figures
 from tui.desk.widgets.trade_tracker import TradeCard
 
 SMALL = (80, 24)
@@ -69,6 +70,34 @@ async def test_the_pools_header_fits_80_columns_and_balances_are_usdc(
         assert mine is not None
         free = table.get_cell(pane.selected_pool_id or "", "free")
         assert str(free).strip() == fmt.usdc(mine.max_withdrawable_amount)
+        # The detail's party lines leave figures out whole, never cut one ('IM 19,692.6…').
+        detail = app.query_one("#pool-detail", Static)
+        text = str(detail.render())
+        lines = text.splitlines()
+        assert len(lines) == 1 + len(pool.data.parties)
+        width = detail.content_size.width
+        for line in lines:
+            assert len(line) <= width, (line, width)
+            for figure in re.findall(r"[\d,]+\.?\d*…", line):
+                raise AssertionError(f"a figure was cut: {figure!r} in {line!r}")
+        assert fmt.usdc(mine.max_withdrawable_amount) in lines[1]
+        await pilot.resize_terminal(140, 45)
+        await pilot.pause()
+        await pilot.pause()
+        wide = str(detail.render())
+        assert "IM " in wide and "MM " in wide and "…" not in wide, wide
+
+
+def test_whole_figures_leave_the_last_ones_out_whole_and_say_so() -> None:
+    parts = ["  me balance 250,000.00 USDC", "max withdraw 229,373.996", "IM 19,692.60"]
+    assert whole_figures(parts, 0) == "  ".join(parts), "no width yet: every figure"
+    assert whole_figures(parts, 200) == "  ".join(parts)
+    exact = len("  ".join(parts))
+    assert whole_figures(parts, exact) == "  ".join(parts)
+    assert whole_figures(parts, exact - 1) == f"{'  '.join(parts[:2])} {MORE}"
+    assert whole_figures(parts, 30) == f"{parts[0]} {MORE}"
+    named = ["[b]DESK-ALPHA[/b]", "address 0xab"]
+    assert whole_figures(named, 24) == "[b]DESK-ALPHA[/b]  address 0xab", "markup takes no cells"
 
 
 def _path_card() -> TradeCard:

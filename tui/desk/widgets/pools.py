@@ -19,6 +19,9 @@ from decimal import Decimal
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.events import Resize
+from textual.markup import escape
 from textual.message import Message
 from textual.widgets import DataTable, Label, Static
 
@@ -61,6 +64,26 @@ TRANSFER_COLUMNS = (
     Column("status", "Status", 9),
     Column("rfq", "RFQ", 8),
 )
+
+
+MORE = "…"
+"""Ends a detail line that left figures out: there is more, a wider pane shows it."""
+
+
+def whole_figures(parts: list[str], width: int) -> str:
+    """``parts`` (markup) joined by two spaces as far as each fits whole within ``width``
+    cells, then `MORE` when some were left out (``width`` 0: all of them).
+
+    A narrow pane drops a figure, never cuts one: ``IM 19,692.6…`` reads as another number.
+    """
+    line, used = parts[0], Content.from_markup(parts[0]).cell_length
+    for n, part in enumerate(parts[1:], start=1):
+        more = 2 + Content.from_markup(part).cell_length
+        last = n == len(parts) - 1
+        if width and used + more + (0 if last else 1 + len(MORE)) > width:
+            return f"{line} {MORE}"
+        line, used = f"{line}  {part}", used + more
+    return line
 
 
 def greeks_by_underlying(positions: list[AggregatedPosition]) -> str:
@@ -221,23 +244,26 @@ class PoolsPane(Vertical):
             )
             return
         data = pool.data
-        # One line each (the detail is 4 lines high): what a narrow pane cuts is the end of a
-        # line, the address and the margins, never a party's line.
-        lines = [f"[b]{data.name}[/b]  {data.status}  address {data.address or '-'}"]
+        # One line each (the detail is 4 lines high): what a narrow pane leaves out is the end
+        # of a line, the address and the margins, a whole figure at a time, never a party's line.
+        width = detail.content_size.width
+        lines = [f"[b]{escape(data.name)}[/b]  {escape(str(data.status))}"]
+        lines[0] = whole_figures([lines[0], f"address {data.address or '-'}"], width)
         for party in pool.data.parties:
             usage = party.margin_usage
             name = self.book.company_name(party.company)
-            who = "me" if party.company == self.book.me else name
+            who = escape(f"{'me' if party.company == self.book.me else name:<6}")
             if usage is None:
-                lines.append(f"  {who:<6} {party.status}")
+                lines.append(f"  {who} {escape(str(party.status))}")
                 continue
             margins = usage.margin_usage
-            lines.append(
-                f"  {who:<6} balance {fmt.usdc(usage.balance):>14} USDC  "
-                f"max withdraw {fmt.usdc(usage.max_withdrawable_amount)}  "
-                f"IM {fmt.money(margins.initial_margin if margins else None)}  "
-                f"MM {fmt.money(margins.maintenance_margin if margins else None)}"
-            )
+            figures = [
+                f"  {who} balance {fmt.usdc(usage.balance):>14} USDC",
+                f"max withdraw {fmt.usdc(usage.max_withdrawable_amount)}",
+                f"IM {fmt.money(margins.initial_margin if margins else None)}",
+                f"MM {fmt.money(margins.maintenance_margin if margins else None)}",
+            ]
+            lines.append(whole_figures(figures, width))
         detail.update("\n".join(lines))
         valued = {instrument_label(p.position_info.instrument): p for p in pool.data.positions}
         position_rows = []
@@ -294,6 +320,10 @@ class PoolsPane(Vertical):
                 )
             )
         transfers.merge(transfer_rows, prune=True)
+
+    def on_resize(self, event: Resize) -> None:
+        """A new width fits a different number of whole figures in the detail."""
+        self.call_after_refresh(self.show_detail)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         """Follow the cursor in the pools table."""
