@@ -5,9 +5,11 @@ added, changed cells are updated in place (without re-measuring the column), and
 cells are not touched at all. Column widths are fixed up front, so no update is O(rows); a
 ``flex`` column takes the width the others leave (a wide terminal shows whole instrument
 names), and text too long for its column ends in an ellipsis, the whole row one key away
-(``v``). A narrow table leaves columns out rather than scroll sideways: each column may carry a
-drop priority, and the most droppable go first until the rest fit (a flex column squeezed down
-to its ``least`` width); what is left out is still in ``v``. Rows are ordered by a sort value
+(``v``). A figure is never cut: a ``numeric`` column widens for one longer than its width (a
+cut ``101,2…`` reads as another number), and keeps that width. A narrow table leaves columns
+out rather than scroll sideways: each column may carry a drop priority, and the most
+droppable go first until the rest fit (a flex column squeezed down to its ``least`` width);
+what is left out is still in ``v``. Rows are ordered by a sort value
 carried by the row's `SortText` cell; the table re-sorts only when rows were added or a sort
 value changed.
 
@@ -108,6 +110,8 @@ class KeyedTable(DataTable[Cell]):
         self._backlog: dict[str, tuple[Cell, ...]] = {}
         self._columns_added = False
         self._flex_width = 0
+        self._grown: dict[str, int] = {}
+        """Numeric columns widened for a figure longer than their width: key -> width."""
 
     def on_mount(self) -> None:
         """Add the fixed-width columns."""
@@ -118,20 +122,45 @@ class KeyedTable(DataTable[Cell]):
             return
         for column in self._shown:
             label = Text(column.label, justify="right" if column.numeric else "left")
-            self.add_column(label, width=column.width, key=column.key)
+            self.add_column(label, width=self._width_of(column), key=column.key)
         self._columns_added = True
+
+    def _width_of(self, column: Column) -> int:
+        """The cells a fixed column takes: its width, or more for a figure that needs it."""
+        return max(column.width, self._grown.get(column.key, 0))
+
+    def _fit_figure(self, column: Column, cell: Cell) -> Cell:
+        """`_fit` a cell of ``column``, first widening a numeric column its figure overflows."""
+        fitted = _fit(cell)
+        if column.numeric and fitted.cell_len > self._width_of(column):
+            self._grown[column.key] = fitted.cell_len
+            if column in self._shown and self._columns_added:
+                self.columns[ColumnKey(column.key)].width = fitted.cell_len
+                self._require_update_dimensions = True
+                self._clear_caches()
+                self.call_after_refresh(self._refit)
+        return fitted
+
+    def _refit(self) -> None:
+        """A column grew: the columns shown and the flex width follow."""
+        self._flex_width = -1
+        self.fit_width(self.scrollable_content_region.width)
 
     def _columns_for(self, width: int) -> tuple[Column, ...]:
         """The columns a table ``width`` cells wide shows: the most droppable are left out
         until the rest fit (one cell kept for the scrollbar)."""
         shown = list(self._columns)
         padding = 2 * self.cell_padding
-        while sum(c.narrowest + padding for c in shown) + 1 > width:
+        while sum(self._narrowest(c) + padding for c in shown) + 1 > width:
             droppable = [c for c in shown if c.drop]
             if not droppable:
                 break
             shown.remove(max(droppable, key=lambda c: c.drop))
         return tuple(shown)
+
+    def _narrowest(self, column: Column) -> int:
+        """The fewest cells a column may get (a widened numeric one: its figures' width)."""
+        return column.narrowest if column.flex else self._width_of(column)
 
     def _show_columns(self, shown: tuple[Column, ...]) -> None:
         """Redraw the table with only ``shown`` (a resize across a column's drop point)."""
@@ -163,7 +192,7 @@ class KeyedTable(DataTable[Cell]):
         if not flexible:
             return
         padding = 2 * self.cell_padding
-        fixed = sum(c.width + padding for c in shown if not c.flex)
+        fixed = sum(self._width_of(c) + padding for c in shown if not c.flex)
         spare = width - fixed - padding * len(flexible) - 1  # one cell for the scrollbar
         share = max(0, spare) // len(flexible)
         if share == self._flex_width:
@@ -193,7 +222,6 @@ class KeyedTable(DataTable[Cell]):
         selected = self.selected_key
         seen: set[str] = set()
         added: list[tuple[str, tuple[Cell, ...]]] = []
-        keys = [c.key for c in self._columns]
         shown = {c.key for c in self._shown}
         reordered = False
         for key, cells in rows:
@@ -207,10 +235,12 @@ class KeyedTable(DataTable[Cell]):
                     added.append((key, values))
                 continue
             changed = False
-            for column_key, before, after in zip(keys, old, values, strict=True):
+            for column, before, after in zip(self._columns, old, values, strict=True):
                 if not _same(before, after):
+                    column_key = column.key
                     if column_key in shown:
-                        self.update_cell(key, column_key, _fit(after), update_width=False)
+                        fitted = self._fit_figure(column, after)
+                        self.update_cell(key, column_key, fitted, update_width=False)
                     changed = True
                     reordered = reordered or column_key == self._sort_column
             if not changed:
@@ -229,9 +259,10 @@ class KeyedTable(DataTable[Cell]):
         return len(added)
 
     def _add(self, rows: list[tuple[str, tuple[Cell, ...]]], *, resort: bool = False) -> None:
-        drawn = [self._columns.index(c) for c in self._shown]
+        drawn = [(self._columns.index(c), c) for c in self._shown]
         for key, values in rows:
-            self.add_row(*(_fit(values[i]) for i in drawn), key=key, height=self._row_height)
+            cells = (self._fit_figure(column, values[i]) for i, column in drawn)
+            self.add_row(*cells, key=key, height=self._row_height)
             self._cells[key] = values
         if (rows or resort) and self._sort_column is not None:
             self._sort(self._sort_column)
@@ -290,7 +321,8 @@ class KeyedTable(DataTable[Cell]):
             return
         self._cells[key] = (*cells[:index], value, *cells[index + 1 :])
         if self._columns[index] in self._shown:
-            self.update_cell(key, column_key, _fit(value), update_width=False)
+            fitted = self._fit_figure(self._columns[index], value)
+            self.update_cell(key, column_key, fitted, update_width=False)
 
     def cell_value(self, key: str, column_key: str) -> Cell | None:
         """What a cell currently shows."""
@@ -337,7 +369,7 @@ class KeyedTable(DataTable[Cell]):
             self.post_message(self.ViewRow(self, key, self.row_fields(key)))
 
 
-def _fit(cell: Cell) -> Cell:
+def _fit(cell: Cell) -> Text:
     """What the table draws: one line, and text too long for its column ends in "…"."""
     # A plain string may carry markup, as DataTable reads it.
     text = Text.from_markup(cell, end="") if isinstance(cell, str) else cell.copy()
