@@ -18,7 +18,8 @@ from tests.desk.kit.scenes import build_world, open_desk
 from tui.desk.keymap import DeskKeymap
 from tui.desk.screens.help import HelpScreen, HelpText, cells, help_text
 from tui.desk.widgets.common import fmt
-from tui.desk.widgets.pools import MORE, PoolsPane, whole_figures
+from tui.desk.widgets.common.lines import MORE, whole_figures
+from tui.desk.widgets.pools import PoolsPane
 from tui.desk.widgets.trade_tracker import TradeCard
 
 SMALL = (80, 24)

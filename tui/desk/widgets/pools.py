@@ -19,7 +19,6 @@ from decimal import Decimal
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.content import Content
 from textual.events import Resize
 from textual.markup import escape
 from textual.message import Message
@@ -32,6 +31,7 @@ from tui.desk.pool_facts import party_margin
 from tui.desk.roles.refusals import outcome_words
 from tui.desk.widgets.common import fmt
 from tui.desk.widgets.common.keyed_table import Column, KeyedTable, SortText
+from tui.desk.widgets.common.lines import whole_figures
 from tui.desk.widgets.common.palette import right, toned
 
 POOL_COLUMNS = (
@@ -64,26 +64,6 @@ TRANSFER_COLUMNS = (
     Column("status", "Status", 9),
     Column("rfq", "RFQ", 8),
 )
-
-
-MORE = "…"
-"""Ends a detail line that left figures out: there is more, a wider pane shows it."""
-
-
-def whole_figures(parts: list[str], width: int) -> str:
-    """``parts`` (markup) joined by two spaces as far as each fits whole within ``width``
-    cells, then `MORE` when some were left out (``width`` 0: all of them).
-
-    A narrow pane drops a figure, never cuts one: ``IM 19,692.6…`` reads as another number.
-    """
-    line, used = parts[0], Content.from_markup(parts[0]).cell_length
-    for n, part in enumerate(parts[1:], start=1):
-        more = 2 + Content.from_markup(part).cell_length
-        last = n == len(parts) - 1
-        if width and used + more + (0 if last else 1 + len(MORE)) > width:
-            return f"{line} {MORE}"
-        line, used = f"{line}  {part}", used + more
-    return line
 
 
 def greeks_by_underlying(positions: list[AggregatedPosition]) -> str:

@@ -43,6 +43,7 @@ from tui.desk.widgets.board_quotes import BoardQuote, board_quotes
 from tui.desk.widgets.board_table import BoardTable
 from tui.desk.widgets.common import fmt
 from tui.desk.widgets.common.keyed_table import Column, SortText
+from tui.desk.widgets.common.lines import whole_figures
 from tui.desk.widgets.common.palette import right, toned
 from tui.desk.widgets.live_text import LiveText
 from tui.desk.widgets.quote_figures import (
@@ -200,11 +201,15 @@ class QuoteBoard(Vertical):
             f"{fmt.structure_text(rfq.structure)}\n"
             f"{third}"
         )
-        # A short terminal folds the head into one line, so the quotes keep their rows.
-        line.update(
-            f"[b]{fmt.short_id(rfq.rfq_id)}[/b] {fmt.structure_text(rfq.structure)}"
-            f"  qty {fmt.qty(rfq.qty)}  {state}  {third}"
-        )
+        # A short terminal folds the head into one line, so the quotes keep their rows; what
+        # does not fit is left out a whole figure at a time (the three-line head has it all).
+        parts = [
+            f"[b]{fmt.short_id(rfq.rfq_id)}[/b] {fmt.structure_text(rfq.structure)}",
+            f"qty {fmt.qty(rfq.qty)}",
+            state,
+            third,
+        ]
+        line.update(whole_figures(parts, line.content_size.width))
         quotes = board_quotes(rfq, self.book, now)
         before = self._quotes
         self._quotes = {q.quote_id: q for q in quotes}
@@ -286,6 +291,11 @@ class QuoteBoard(Vertical):
         if action == "accept" and self._why_not_trade():
             return None
         return True
+
+    def on_resize(self) -> None:
+        """A new width fits another number of whole figures in the one-line head."""
+        if self.rfq is not None:
+            self.call_after_refresh(self.show_rfq, self.rfq)
 
     def tick(self) -> None:
         """Every second (`DeskPanes.tick`): the quotes' countdowns, while on screen."""
