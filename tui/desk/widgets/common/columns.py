@@ -4,12 +4,13 @@ A column reads a *value* from a record (cheap: what sorting and searching use) a
 the rows on screen, turns that value into a *cell* (a string, or a Rich `Text` carrying its
 colour and alignment). Widths are fixed up front; a ``flex`` column takes the width the others
 leave, so a wide terminal shows whole instrument names, and a narrow table leaves out its most
-droppable columns rather than scroll sideways (the same rules as the keyed table's).
+droppable columns rather than scroll sideways (the same rules as the keyed table's). A figure
+is never cut: a numeric column widens for one longer than its width (``grown``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -82,30 +83,41 @@ class TableColumn(Generic[R]):
 
 
 def fit_columns(
-    columns: Sequence[TableColumn[Any]], available: int
+    columns: Sequence[TableColumn[Any]],
+    available: int,
+    grown: Mapping[int, int] | None = None,
 ) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Which columns a table ``available`` cells wide shows, and their text widths.
 
     The most droppable columns are left out until the rest fit; fixed columns keep their
     width and flex ones share what is left (never below their ``narrowest``), one cell kept
-    for the vertical scrollbar. Not laid out yet (``available`` 0): every column, as declared.
+    for the vertical scrollbar. ``grown`` (position -> width) widens fixed numeric columns
+    whose figures need more than their width: a figure is never cut (`RowPainter`). Not laid
+    out yet (``available`` 0): every column, as declared.
     """
+    grown = grown or {}
+
+    def width(i: int) -> int:
+        """The column's own width, or what its figures grew it to."""
+        return max(columns[i].width, grown.get(i, 0))
+
+    def narrowest(i: int) -> int:
+        return columns[i].narrowest if columns[i].flex else width(i)
+
     shown = list(range(len(columns)))
     if available <= 0:
-        return tuple(shown), tuple(column.width for column in columns)
+        return tuple(shown), tuple(width(i) for i in shown)
     padding = 2 * CELL_PADDING
-    while sum(columns[i].narrowest + padding for i in shown) + 1 > available:
+    while sum(narrowest(i) + padding for i in shown) + 1 > available:
         droppable = [i for i in shown if columns[i].drop]
         if not droppable:
             break
         shown.remove(max(droppable, key=lambda i: columns[i].drop))
     flexible = [i for i in shown if columns[i].flex]
-    fixed = sum(columns[i].width + padding for i in shown if not columns[i].flex)
+    fixed = sum(width(i) + padding for i in shown if not columns[i].flex)
     spare = available - fixed - padding * len(flexible) - 1
     share = max(0, spare) // len(flexible) if flexible else 0
-    widths = (
-        max(columns[i].narrowest, share) if columns[i].flex else columns[i].width for i in shown
-    )
+    widths = (max(narrowest(i), share) if columns[i].flex else width(i) for i in shown)
     return tuple(shown), tuple(widths)
 
 

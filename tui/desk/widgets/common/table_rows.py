@@ -12,10 +12,11 @@ row shows line ``part`` of each cell.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import Any, Generic, TypeVar
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual.app import App
@@ -42,6 +43,11 @@ class RowPainter(Generic[R]):
         ]
         self._rows: dict[int, tuple[int, tuple[Any, ...], tuple[Cell, ...]]] = {}
         self._painter: CellPainter | None = None
+        self.grown: dict[int, int] = {}
+        """Numeric columns widened for a figure longer than their width: position -> width
+        (kept: a figure that wide may come back)."""
+        self.on_grown: Callable[[], None] | None = None
+        """Called when a figure drawn widened its column: the table fits its columns again."""
         self._show(tuple(range(len(self.columns))), tuple(c.width for c in self.columns))
 
     def _show(self, shown: tuple[int, ...], widths: tuple[int, ...]) -> None:
@@ -51,6 +57,9 @@ class RowPainter(Generic[R]):
         self._shown_columns = tuple(self.columns[i] for i in shown)
         self._shown_memos = tuple(self._memos[i] for i in shown)
         self._live = tuple(n for n, column in enumerate(self._shown_columns) if column.live)
+        self._figures = tuple(
+            n for n, column in enumerate(self._shown_columns) if column.numeric and not column.flex
+        )
         self._justify = tuple(column.justify for column in self._shown_columns)
         self._rows.clear()
 
@@ -68,7 +77,7 @@ class RowPainter(Generic[R]):
     def fit(self, available: int) -> bool:
         """Choose and size the columns for a table ``available`` cells wide; True if that
         changed anything."""
-        shown, widths = fit_columns(self.columns, available)
+        shown, widths = fit_columns(self.columns, available, self.grown)
         if (shown, widths) == (self.shown, self.widths):
             return False
         if shown == self.shown:
@@ -101,10 +110,24 @@ class RowPainter(Generic[R]):
         else:
             values = tuple(column.value(record) for column in self._shown_columns)
         cells = self._format(self._shown_columns, self._shown_memos, values, kept)
+        self._widen_for(cells)
         if kept is None and len(self._rows) >= ROW_CACHE:
             del self._rows[next(iter(self._rows))]
         self._rows[slot] = (stamp, values, cells)
         return cells
+
+    def _widen_for(self, cells: tuple[Cell, ...]) -> None:
+        """Widen each numeric column whose figure in ``cells`` is longer than its width (it
+        would be cut: ``101,2…`` reads as another number), and say so (`on_grown`)."""
+        grew = False
+        for n in self._figures:
+            need = cell_width(cells[n])
+            if need > self.widths[n]:
+                position = self.shown[n]
+                self.grown[position] = max(need, self.grown.get(position, 0))
+                grew = True
+        if grew and self.on_grown is not None:
+            self.on_grown()
 
     def live_moved(self, slot: int, stamp: int, record: R) -> bool:
         """Whether the line of the record in ``slot`` would now draw a live cell otherwise
@@ -189,6 +212,12 @@ def _same(before: Any, after: Any) -> bool:
     if type(before) is not type(after) or before != after:
         return False
     return not isinstance(before, Decimal) or str(before) == str(after)
+
+
+def cell_width(cell: Cell) -> int:
+    """The cells the widest line of ``cell`` takes."""
+    plain = cell if isinstance(cell, str) else cell.plain
+    return max(cell_len(line) for line in plain.split("\n"))
 
 
 def line_of(cell: Cell, part: int) -> Cell:

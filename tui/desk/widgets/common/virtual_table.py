@@ -161,6 +161,19 @@ class VirtualTable(TableView[R], can_focus=True):
             classes=classes,
         )
         self.sort_column = sort
+        self._rows.on_grown = self._regrow
+        self._regrowing = False
+
+    def _regrow(self) -> None:
+        """A figure drawn widened its column: fit the columns again once this frame is out
+        (its line was drawn at the old width; the refit redraws the table)."""
+        if not self._regrowing:
+            self._regrowing = True
+            self.call_after_refresh(self._refit)
+
+    def _refit(self) -> None:
+        self._regrowing = False
+        self._fit()
 
     # -- the records ------------------------------------------------------------------------
 
