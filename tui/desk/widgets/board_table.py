@@ -1,6 +1,6 @@
-"""The quote board's table: a keyed table that can leave whole columns out for a structure,
-widens a price column rather than cut a price, and never lets a row slide under the cursor
-into a trade.
+"""The quote board's table: a keyed table that can leave whole columns out for a structure
+and never lets a row slide under the cursor into a trade (like every keyed table, it widens a
+price column rather than cut a price).
 
 An RFQ on a perpetual has no implied vol, so its board gives the IV columns' room to the
 edges; an option RFQ shows them. The table's own rule still chooses among the columns left
@@ -14,8 +14,7 @@ even one that cannot move it), so ``b``/``s`` ask for a fresh look instead of tr
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Iterable, Sequence
 
 from textual import events
 
@@ -40,34 +39,9 @@ class BoardTable(KeyedTable):
         if width > 0:
             self.fit_width(width)
 
-    def _columns_for(self, width: int) -> tuple[Column, ...]:
-        every = self._columns
-        self._columns = tuple(c for c in every if c.key not in self._left_out)
-        try:
-            return super()._columns_for(width)
-        finally:
-            self._columns = every
-
-    def widen(self, needs: Mapping[str, int]) -> None:
-        """Make each column in ``needs`` at least that many cells wide, so no price is ever cut
-        (a column only grows; the drop rule then works with the wider widths)."""
-        columns = tuple(
-            replace(c, width=needs[c.key]) if needs.get(c.key, 0) > c.width else c
-            for c in self._columns
-        )
-        if columns == self._columns:
-            return
-        self._columns = columns
-        wider = {c.key: c for c in columns}
-        if not self._columns_added:
-            self._shown = tuple(wider[c.key] for c in self._shown)
-            return
-        width = self.scrollable_content_region.width
-        if width > 0:
-            self._show_columns(self._columns_for(width))
-            self.fit_width(width)
-        else:
-            self._show_columns(tuple(wider[c.key] for c in self._shown))
+    def _candidates(self) -> tuple[Column, ...]:
+        """Every column but the ones left out for this structure."""
+        return tuple(c for c in self._columns if c.key not in self._left_out)
 
     # -- the chosen quote -------------------------------------------------------------------
 

@@ -25,7 +25,6 @@ from datetime import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -75,11 +74,6 @@ COLUMNS = (
 expiry, the edges in bps, and last the implied vols (an option trader reads vol first); ``v``
 shows them all. The IV columns are not shown for a structure without options."""
 IV_COLUMNS = frozenset({"iv_bid", "iv_ask"})
-PRICE_COLUMNS = tuple(
-    (i, c.key) for i, c in enumerate(COLUMNS) if c.key in ("bid", "ask", "bid_edge", "ask_edge")
-)
-"""The columns whose numbers are never cut: they widen to the longest (a negative best price
-with its ★ is the longest of all)."""
 
 BEST = "★"
 """Marks the best bid and the best ask on the board."""
@@ -239,12 +233,6 @@ class QuoteBoard(Vertical):
                 )
             )
         table.leave_out(() if pricing.has_options else IV_COLUMNS)
-        table.widen(
-            {
-                key: max((cell_len(str(cells[i])) for _, cells in rows), default=0)
-                for i, key in PRICE_COLUMNS
-            }
-        )
         table.merge(rows, prune=True)
         self._follow_maker(before)
         self._show_hint()

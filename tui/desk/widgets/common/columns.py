@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from rich.text import Text
 
@@ -82,8 +82,22 @@ class TableColumn(Generic[R]):
         return "right" if self.numeric else "default"
 
 
+class Fitted(Protocol):
+    """What the fitting rule reads of a column: a virtual table's `TableColumn` or a keyed
+    table's `Column` alike, so both tables lay out by one rule."""
+
+    @property
+    def width(self) -> int: ...
+    @property
+    def flex(self) -> bool: ...
+    @property
+    def drop(self) -> int: ...
+    @property
+    def narrowest(self) -> int: ...
+
+
 def fit_columns(
-    columns: Sequence[TableColumn[Any]],
+    columns: Sequence[Fitted],
     available: int,
     grown: Mapping[int, int] | None = None,
 ) -> tuple[tuple[int, ...], tuple[int, ...]]:

@@ -30,6 +30,8 @@ from textual.message import Message
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey
 
+from tui.desk.widgets.common.columns import fit_columns
+
 Cell = str | Text
 CHUNK_ROWS = 1000
 """Rows added per frame when a snapshot brings many new records at once."""
@@ -109,7 +111,7 @@ class KeyedTable(DataTable[Cell]):
         self._cells: dict[str, tuple[Cell, ...]] = {}
         self._backlog: dict[str, tuple[Cell, ...]] = {}
         self._columns_added = False
-        self._flex_width = 0
+        self._flex_widths: dict[str, int] = {}
         self._grown: dict[str, int] = {}
         """Numeric columns widened for a figure longer than their width: key -> width."""
 
@@ -143,31 +145,20 @@ class KeyedTable(DataTable[Cell]):
 
     def _refit(self) -> None:
         """A column grew: the columns shown and the flex width follow."""
-        self._flex_width = -1
+        self._flex_widths = {}
         self.fit_width(self.scrollable_content_region.width)
 
-    def _columns_for(self, width: int) -> tuple[Column, ...]:
-        """The columns a table ``width`` cells wide shows: the most droppable are left out
-        until the rest fit (one cell kept for the scrollbar)."""
-        shown = list(self._columns)
-        padding = 2 * self.cell_padding
-        while sum(self._narrowest(c) + padding for c in shown) + 1 > width:
-            droppable = [c for c in shown if c.drop]
-            if not droppable:
-                break
-            shown.remove(max(droppable, key=lambda c: c.drop))
-        return tuple(shown)
-
-    def _narrowest(self, column: Column) -> int:
-        """The fewest cells a column may get (a widened numeric one: its figures' width)."""
-        return column.narrowest if column.flex else self._width_of(column)
+    def _candidates(self) -> tuple[Column, ...]:
+        """The columns the table may show (a quote board leaves the IV ones out for a
+        structure without options); which of them fit is `fit_width`'s."""
+        return self._columns
 
     def _show_columns(self, shown: tuple[Column, ...]) -> None:
         """Redraw the table with only ``shown`` (a resize across a column's drop point)."""
         selected = self.selected_key
         rows = list(self._cells.items())
         self._shown = shown
-        self._flex_width = 0
+        self._flex_widths = {}
         self.clear(columns=True)
         self._cells.clear()
         self._columns_added = False
@@ -180,26 +171,23 @@ class KeyedTable(DataTable[Cell]):
         self.fit_width(self.scrollable_content_region.width)
 
     def fit_width(self, width: int) -> None:
-        """Choose the columns for a table ``width`` cells wide, and size the flex ones (never
-        below their own width, or their ``least`` when the table is narrow)."""
+        """Choose the columns for a table ``width`` cells wide, and size the flex ones: the
+        virtual table's rule (`fit_columns`), with the widths figures grew columns to."""
         if width <= 0:
             return
         self._ensure_columns()
-        shown = self._columns_for(width)
+        candidates = self._candidates()
+        grown = {i: self._grown[c.key] for i, c in enumerate(candidates) if c.key in self._grown}
+        positions, widths = fit_columns(candidates, width, grown)
+        shown = tuple(candidates[i] for i in positions)
         if shown != self._shown:
             self._show_columns(shown)
-        flexible = [c for c in shown if c.flex]
-        if not flexible:
+        flex = {c.key: w for c, w in zip(shown, widths, strict=True) if c.flex}
+        if not flex or flex == self._flex_widths:
             return
-        padding = 2 * self.cell_padding
-        fixed = sum(self._width_of(c) + padding for c in shown if not c.flex)
-        spare = width - fixed - padding * len(flexible) - 1  # one cell for the scrollbar
-        share = max(0, spare) // len(flexible)
-        if share == self._flex_width:
-            return
-        self._flex_width = share
-        for column in flexible:
-            self.columns[ColumnKey(column.key)].width = max(column.narrowest, share)
+        self._flex_widths = flex
+        for key, flex_width in flex.items():
+            self.columns[ColumnKey(key)].width = flex_width
         self._require_update_dimensions = True
         self._clear_caches()
         self.refresh()
