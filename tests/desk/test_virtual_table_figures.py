@@ -51,3 +51,17 @@ def test_grown_widths_are_the_fitting_rule_s_not_a_second_copy() -> None:
     # 4 + 12 + 6 and their padding (2 each) and the scrollbar: 29 cells.
     assert fit_columns(columns, 29, {1: 12}) == ((0, 1, 2), (4, 12, 6))
     assert fit_columns(columns, 28, {1: 12}) == ((0, 1), (11, 12))
+
+
+def test_with_nothing_left_to_drop_the_growth_is_given_back_not_run_past_the_edge() -> None:
+    columns = [
+        TableColumn[object]("name", "Name", 6, str),
+        TableColumn[object]("bid", "Bid", 8, str, numeric=True),
+        TableColumn[object]("ask", "Ask", 8, str, numeric=True),
+    ]
+    # 6 + 8 + 8, padding 2 each, a scrollbar cell: 29. Grown bid 15 and ask 10 need 38.
+    shown, widths = fit_columns(columns, 34, {1: 15, 2: 10})
+    assert shown == (0, 1, 2)
+    assert sum(widths) + 2 * len(widths) + 1 == 34, widths  # the table fits its pane
+    assert widths == (6, 11, 10), "the widest growth gives back first"
+    assert fit_columns(columns, 29, {1: 15, 2: 10}) == ((0, 1, 2), (6, 8, 8))

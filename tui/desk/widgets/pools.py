@@ -49,21 +49,24 @@ POOL_COLUMNS = (
 balances and what I can take out; the address (whole in the detail) and the margins are left
 out first, a key away (``v``)."""
 POSITION_COLUMNS = (
-    Column("instrument", "Instrument", 20),
+    Column("instrument", "Instrument", 20, flex=True, least=10),
     Column("qty", "Qty", 9, numeric=True),
     Column("entry", "Avg entry", 11, numeric=True),
-    Column("delta", "Δ", 9, numeric=True),
-    Column("gamma", "Γ", 9, numeric=True),
-    Column("vega", "Vega $", 9, numeric=True),
-    Column("theta", "Θ $/day", 9, numeric=True),
+    Column("delta", "Δ", 9, numeric=True, drop=1),
+    Column("gamma", "Γ", 9, numeric=True, drop=2),
+    Column("vega", "Vega $", 9, numeric=True, drop=3),
+    Column("theta", "Θ $/day", 9, numeric=True, drop=4),
 )
+"""A pool's positions. Half a narrow pane keeps the instrument, its size and its entry; the
+greeks go first (theta, vega, gamma, then delta), whole, a key away (``v``)."""
 TRANSFER_COLUMNS = (
     Column("when", "Time", 8),
-    Column("type", "Type", 10),
+    Column("type", "Type", 10, drop=2),
     Column("qty", "Amount USDC", 13, numeric=True),
     Column("status", "Status", 9),
-    Column("rfq", "RFQ", 8),
+    Column("rfq", "RFQ", 8, drop=3),
 )
+"""A pool's transfers. Half a narrow pane keeps when, how much and where it stands."""
 
 
 def greeks_by_underlying(positions: list[AggregatedPosition]) -> str:

@@ -93,7 +93,15 @@ class Fitted(Protocol):
     @property
     def drop(self) -> int: ...
     @property
+    def numeric(self) -> bool: ...
+    @property
     def narrowest(self) -> int: ...
+
+
+def widens(column: Fitted) -> bool:
+    """Whether ``column`` widens for a figure longer than its width rather than cut it (a
+    cut ``101,2…`` reads as another number): a fixed-width numeric column."""
+    return column.numeric and not column.flex
 
 
 def fit_columns(
@@ -105,11 +113,14 @@ def fit_columns(
 
     The most droppable columns are left out until the rest fit; fixed columns keep their
     width and flex ones share what is left (never below their ``narrowest``), one cell kept
-    for the vertical scrollbar. ``grown`` (position -> width) widens fixed numeric columns
-    whose figures need more than their width: a figure is never cut (`RowPainter`). Not laid
-    out yet (``available`` 0): every column, as declared.
+    for the vertical scrollbar. ``grown`` (position -> width) widens the columns whose figures
+    need more than their width (`widens`): a figure is never cut while a droppable column can
+    make the room. When none can, the growth is given back (the widest first) until the
+    table fits: a figure then ends in "…" rather than run past the pane's edge, where it
+    would be cut with no mark at all. Not laid out yet (``available`` 0): every column, as
+    declared, grown.
     """
-    grown = grown or {}
+    grown = dict(grown or {})
 
     def width(i: int) -> int:
         """The column's own width, or what its figures grew it to."""
@@ -122,11 +133,20 @@ def fit_columns(
     if available <= 0:
         return tuple(shown), tuple(width(i) for i in shown)
     padding = 2 * CELL_PADDING
-    while sum(narrowest(i) + padding for i in shown) + 1 > available:
+
+    def over() -> int:
+        return sum(narrowest(i) + padding for i in shown) + 1 - available
+
+    while over() > 0:
         droppable = [i for i in shown if columns[i].drop]
         if not droppable:
             break
         shown.remove(max(droppable, key=lambda i: columns[i].drop))
+    for i in sorted(shown, key=lambda i: columns[i].width - width(i)):
+        excess = over()
+        if excess <= 0:
+            break
+        grown[i] = max(columns[i].width, width(i) - excess)
     flexible = [i for i in shown if columns[i].flex]
     fixed = sum(width(i) + padding for i in shown if not columns[i].flex)
     spare = available - fixed - padding * len(flexible) - 1

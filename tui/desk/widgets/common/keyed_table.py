@@ -2,11 +2,13 @@
 
 A snapshot from the feed is merged, not redrawn: rows are keyed by record id, new records are
 added, changed cells are updated in place (without re-measuring the column), and unchanged
-cells are not touched at all. Column widths are fixed up front, so no update is O(rows); a
+cells are not touched at all. Column widths are fixed up front (a figure too long for its
+column widens it, once), so no cell's update is O(rows); a
 ``flex`` column takes the width the others leave (a wide terminal shows whole instrument
 names), and text too long for its column ends in an ellipsis, the whole row one key away
-(``v``). A figure is never cut: a ``numeric`` column widens for one longer than its width (a
-cut ``101,2…`` reads as another number), and keeps that width. A narrow table leaves columns
+(``v``). A figure is never cut while a droppable column can make room: a ``numeric`` column
+widens for one longer than its width (a cut ``101,2…`` reads as another number), and keeps
+that width (`fit_columns` has the rule). A narrow table leaves columns
 out rather than scroll sideways: each column may carry a drop priority, and the most
 droppable go first until the rest fit (a flex column squeezed down to its ``least`` width);
 what is left out is still in ``v``. Rows are ordered by a sort value
@@ -30,7 +32,7 @@ from textual.message import Message
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey
 
-from tui.desk.widgets.common.columns import fit_columns
+from tui.desk.widgets.common.columns import fit_columns, widens
 
 Cell = str | Text
 CHUNK_ROWS = 1000
@@ -57,7 +59,8 @@ class Column:
 
     A ``flex`` column shares what the table's width leaves; it is ``width`` wide at least, or
     ``least`` wide when given and the table is narrow. ``drop`` says how readily a narrow table
-    leaves the column out: 0 never, the highest first.
+    leaves the column out: 0 never, the highest first. A ``numeric`` column aligns right and
+    widens for a figure longer than its width rather than cut it (`columns.widens`).
     """
 
     key: str
@@ -111,7 +114,9 @@ class KeyedTable(DataTable[Cell]):
         self._cells: dict[str, tuple[Cell, ...]] = {}
         self._backlog: dict[str, tuple[Cell, ...]] = {}
         self._columns_added = False
-        self._flex_widths: dict[str, int] = {}
+        self._widths: dict[str, int] = {}
+        """The width of each column shown, as last laid out (`fit_width`)."""
+        self._refitting = False
         self._grown: dict[str, int] = {}
         """Numeric columns widened for a figure longer than their width: key -> width."""
 
@@ -132,20 +137,19 @@ class KeyedTable(DataTable[Cell]):
         return max(column.width, self._grown.get(column.key, 0))
 
     def _fit_figure(self, column: Column, cell: Cell) -> Cell:
-        """`_fit` a cell of ``column``, first widening a numeric column its figure overflows."""
+        """`_fit` a cell of ``column``; a figure longer than a column that `widens` grows it,
+        laid out once this frame is out (one refit for every figure of the frame)."""
         fitted = _fit(cell)
-        if column.numeric and fitted.cell_len > self._width_of(column):
+        if widens(column) and fitted.cell_len > self._width_of(column):
             self._grown[column.key] = fitted.cell_len
-            if column in self._shown and self._columns_added:
-                self.columns[ColumnKey(column.key)].width = fitted.cell_len
-                self._require_update_dimensions = True
-                self._clear_caches()
+            if not self._refitting:
+                self._refitting = True
                 self.call_after_refresh(self._refit)
         return fitted
 
     def _refit(self) -> None:
-        """A column grew: the columns shown and the flex width follow."""
-        self._flex_widths = {}
+        """A column grew: lay the columns out again at the table's width."""
+        self._refitting = False
         self.fit_width(self.scrollable_content_region.width)
 
     def _candidates(self) -> tuple[Column, ...]:
@@ -158,7 +162,7 @@ class KeyedTable(DataTable[Cell]):
         selected = self.selected_key
         rows = list(self._cells.items())
         self._shown = shown
-        self._flex_widths = {}
+        self._widths = {}
         self.clear(columns=True)
         self._cells.clear()
         self._columns_added = False
@@ -171,8 +175,8 @@ class KeyedTable(DataTable[Cell]):
         self.fit_width(self.scrollable_content_region.width)
 
     def fit_width(self, width: int) -> None:
-        """Choose the columns for a table ``width`` cells wide, and size the flex ones: the
-        virtual table's rule (`fit_columns`), with the widths figures grew columns to."""
+        """Choose the columns for a table ``width`` cells wide, and size them: the virtual
+        table's rule (`fit_columns`), with the widths figures grew columns to."""
         if width <= 0:
             return
         self._ensure_columns()
@@ -182,12 +186,12 @@ class KeyedTable(DataTable[Cell]):
         shown = tuple(candidates[i] for i in positions)
         if shown != self._shown:
             self._show_columns(shown)
-        flex = {c.key: w for c, w in zip(shown, widths, strict=True) if c.flex}
-        if not flex or flex == self._flex_widths:
+        sized = {c.key: w for c, w in zip(shown, widths, strict=True)}
+        if sized == self._widths:
             return
-        self._flex_widths = flex
-        for key, flex_width in flex.items():
-            self.columns[ColumnKey(key)].width = flex_width
+        self._widths = sized
+        for key, column_width in sized.items():
+            self.columns[ColumnKey(key)].width = column_width
         self._require_update_dimensions = True
         self._clear_caches()
         self.refresh()

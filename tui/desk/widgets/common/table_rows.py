@@ -21,7 +21,13 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.app import App
 
-from tui.desk.widgets.common.columns import CELL_PADDING, Cell, TableColumn, fit_columns
+from tui.desk.widgets.common.columns import (
+    CELL_PADDING,
+    Cell,
+    TableColumn,
+    fit_columns,
+    widens,
+)
 from tui.desk.widgets.common.painting import CellPainter
 
 R = TypeVar("R")
@@ -57,9 +63,7 @@ class RowPainter(Generic[R]):
         self._shown_columns = tuple(self.columns[i] for i in shown)
         self._shown_memos = tuple(self._memos[i] for i in shown)
         self._live = tuple(n for n, column in enumerate(self._shown_columns) if column.live)
-        self._figures = tuple(
-            n for n, column in enumerate(self._shown_columns) if column.numeric and not column.flex
-        )
+        self._figures = tuple(n for n, column in enumerate(self._shown_columns) if widens(column))
         self._justify = tuple(column.justify for column in self._shown_columns)
         self._rows.clear()
 
@@ -117,14 +121,15 @@ class RowPainter(Generic[R]):
         return cells
 
     def _widen_for(self, cells: tuple[Cell, ...]) -> None:
-        """Widen each numeric column whose figure in ``cells`` is longer than its width (it
-        would be cut: ``101,2…`` reads as another number), and say so (`on_grown`)."""
+        """Note each column that `widens` whose figure in ``cells`` is longer than it has
+        been (it would be cut: ``101,2…`` reads as another number), and say so (`on_grown`):
+        the table fits its columns again, `fit_columns` giving the room."""
         grew = False
         for n in self._figures:
             need = cell_width(cells[n])
-            if need > self.widths[n]:
-                position = self.shown[n]
-                self.grown[position] = max(need, self.grown.get(position, 0))
+            position = self.shown[n]
+            if need > max(self._shown_columns[n].width, self.grown.get(position, 0)):
+                self.grown[position] = need
                 grew = True
         if grew and self.on_grown is not None:
             self.on_grown()
