@@ -127,6 +127,8 @@ class QuoteBoard(Vertical):
         self._error_for: str | None = None
         """The RFQ the error line is about: it shows only while that RFQ is on the board."""
         self._pricing = PricingMemo()
+        self._line_parts = [""]
+        """The one-line head's parts (`whole_figures`), kept for a new width."""
 
     def compose(self) -> ComposeResult:
         """Header (three lines, or one on a short terminal), quotes table, hint, error line."""
@@ -157,14 +159,14 @@ class QuoteBoard(Vertical):
         if self._error_for is not None and (rfq is None or rfq.rfq_id != self._error_for):
             self.show_error("")  # it was about another RFQ
         head = self.query_one("#board-head", Static)
-        line = self.query_one("#board-line", Static)
         table = self.table
         if rfq is None or (self._shown_for is not None and rfq.rfq_id != self._shown_for):
             table.clear_rows()
             self._quotes.clear()
         if rfq is None:
             head.update("Select one of your RFQs to see its quotes.")
-            line.update("Select one of your RFQs to see its quotes.")
+            self._line_parts = ["Select one of your RFQs to see its quotes."]
+            self._fit_line()
             self._shown_for = None
             return
         self._shown_for = rfq.rfq_id
@@ -197,13 +199,13 @@ class QuoteBoard(Vertical):
         )
         # A short terminal folds the head into one line, so the quotes keep their rows; what
         # does not fit is left out a whole figure at a time (the three-line head has it all).
-        parts = [
+        self._line_parts = [
             f"[b]{fmt.short_id(rfq.rfq_id)}[/b] {fmt.structure_text(rfq.structure)}",
             f"qty {fmt.qty(rfq.qty)}",
             state,
             third,
         ]
-        line.update(whole_figures(parts, line.content_size.width))
+        self._fit_line()
         quotes = board_quotes(rfq, self.book, now)
         before = self._quotes
         self._quotes = {q.quote_id: q for q in quotes}
@@ -282,8 +284,12 @@ class QuoteBoard(Vertical):
 
     def on_resize(self) -> None:
         """A new width fits another number of whole figures in the one-line head."""
-        if self.rfq is not None:
-            self.call_after_refresh(self.show_rfq, self.rfq)
+        self.call_after_refresh(self._fit_line)
+
+    def _fit_line(self) -> None:
+        """The one-line head: what is shown now, as many whole figures as its width takes."""
+        line = self.query_one("#board-line", Static)
+        line.update(whole_figures(self._line_parts, line.content_size.width))
 
     def tick(self) -> None:
         """Every second (`DeskPanes.tick`): the quotes' countdowns, while on screen."""

@@ -203,9 +203,13 @@ def leg_text(leg: Leg | RFQLeg, *, ratio: bool = True) -> str:
     return f"{side} {label}" + (f" x{leg.ratio}" if ratio and leg.ratio != 1 else "")
 
 
+LEG_JOIN = " / "
+"""Between the legs of a structure written on one line."""
+
+
 def structure_text(structure: Structure) -> str:
     """The legs of a structure on one line: ``B BTC-PERP / S ETH-PERP x2``."""
-    return " / ".join(leg_text(leg) for leg in structure.legs)
+    return LEG_JOIN.join(leg_text(leg) for leg in structure.legs)
 
 
 _STATUS_WORDS: dict[str, str] = {
