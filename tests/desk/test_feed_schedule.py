@@ -213,6 +213,28 @@ def test_a_follow_up_leaves_a_hot_urgent_topic_to_its_own_pace() -> None:
     plan.set_hot(set())
     plan.follow_up(Topic.RFQS_RECEIVED)
     assert Topic.RFQS_RECEIVED in plan.due()
+    # A follow-up left to the pace is not lost when the trader leaves the tab before it.
+    plan.set_hot({Topic.RFQS_RECEIVED})
+    fake.advance(plan.budget.window_s + 1)  # the tokens of the polls before have left
+    poll(plan, Topic.RFQS_RECEIVED)
+    plan.follow_up(Topic.RFQS_RECEIVED)
+    assert Topic.RFQS_RECEIVED not in plan.due()
+    plan.set_hot(set())  # another tab: the received RFQs poll every 12 s from now
+    assert Topic.RFQS_RECEIVED in plan.due()
+    poll(plan, Topic.RFQS_RECEIVED)
+    plan.set_hot({Topic.RFQS_RECEIVED})
+    fake.advance(plan.budget.window_s + 1)  # the tokens of the polls before have left
+    poll(plan, Topic.RFQS_RECEIVED)
+    plan.set_hot(set())
+    assert Topic.RFQS_RECEIVED not in plan.due(), "its poll came first: nothing kept"
+    # While its polls fail (backing off far beyond its pace), a follow-up polls it now.
+    plan.set_hot({Topic.RFQS_RECEIVED})
+    fake.advance(plan.budget.window_s + 1)  # the tokens of the polls before have left
+    poll(plan, Topic.RFQS_RECEIVED)
+    plan._failures[Topic.RFQS_RECEIVED] = 3
+    plan.follow_up(Topic.RFQS_RECEIVED)
+    assert Topic.RFQS_RECEIVED in plan.due()
+    plan._failures.clear()
     # The trader's own ask (f5) polls it at once, hot or not.
     poll(plan, Topic.RFQS_RECEIVED)
     plan.set_hot({Topic.RFQS_RECEIVED})

@@ -14,7 +14,9 @@ Two kinds of kick: one the trader *asked* for (f5, a tab just shown, the venue b
 outage: `kick`) goes at once within the budget; a *follow-up* (what an action or a poll implies
 may have changed: `follow_up`) goes ahead of the schedule's own polls but, while an urgent
 topic is hot, keeps to the routine share with them (`routine_share`), so a busy trader's
-bookings do not push a new RFQ for me off the screen.
+bookings do not push a new RFQ for me off the screen. A follow-up of the hot urgent topic
+itself is left to its pace (it polls within its hot interval anyway), unless its polls are
+failing or it turns cold first.
 """
 
 from __future__ import annotations
@@ -73,6 +75,9 @@ class PollSchedule:
         self._spent: list[tuple[float, int, bool]] = []
         """When each poll started, its cost, and whether it was routine (not urgent): what the
         polls spent in the window, and the routine share's part of it."""
+        self._paced: set[Topic] = set()
+        """Hot urgent topics a follow-up was left to their own pace for (`follow_up`), until
+        their next poll."""
         self._failures: dict[Topic, int] = {}
         """Failed polls in a row, per topic: how far its next poll is put off (`backoff_s`)."""
         self._wake = asyncio.Event()
@@ -89,6 +94,9 @@ class PollSchedule:
         else:
             self.follow_up(*turned)
         self.hot = new
+        if cooled := self._paced - new:
+            self._paced -= cooled
+            self.follow_up(*cooled)  # left to a pace that is no longer its own
         self._wake.set()
 
     def kick(self, *topics: Topic) -> None:
@@ -108,11 +116,15 @@ class PollSchedule:
         confirming on chain a block after it was sent. With ``gap`` (what a poll saw, not what
         the user did), not sooner than each topic's `PollSpec.kick_gap_s` after its last poll.
 
-        A hot urgent topic is left to its own pace: its next poll is at most one hot interval
-        away, and an extra poll of it (10 tokens on the Trade tab after every quote or booking)
-        would come out of the very budget that pace needs.
+        A hot urgent topic whose polls do not fail is left to its own pace: its next poll is
+        at most one hot interval away, and an extra poll of it (10 tokens on the Trade tab
+        after every quote or booking) would come out of the very budget that pace needs. It
+        is kept in mind until that poll, and followed up after all if it turns cold first
+        (the trader left the Trade tab).
         """
-        topics = tuple(t for t in topics if not self._urgent(t))
+        paced = {t for t in topics if self._urgent(t) and not self._failures.get(t)}
+        self._paced.update(paced)
+        topics = tuple(t for t in topics if t not in paced)
         self._wake.set()
         if gap:
             self._gapped.update(t for t in topics if t not in self._kicked)
@@ -314,6 +326,7 @@ class PollSchedule:
         self._kicked.discard(topic)
         self._asked.discard(topic)
         self._gapped.discard(topic)
+        self._paced.discard(topic)
         self._last_run[topic] = self.monotonic()
 
     def _ended(self, topic: Topic) -> None:
