@@ -66,6 +66,7 @@ from textual import on  # noqa: E402
 from tests.bench.feed_session_report import Exchange, Figures, report  # noqa: E402
 from tests.bench.feed_session_traders import Counterparty, DeskTrader, SentRfq  # noqa: E402
 from tui.api.client import CallInfo, ServiceClient  # noqa: E402
+from tui.api.endpoints import BUDGET_WINDOW_S  # noqa: E402
 from tui.desk.app import DeskApp  # noqa: E402
 from tui.desk.feed.topics import SPECS  # noqa: E402
 from tui.desk.messages import ActionOutcome, Topic  # noqa: E402
@@ -78,10 +79,10 @@ WRITE_COST = 20
 GRACE_S = 15.0
 """After the session, how long the last RFQs sent may take to show before they count missed."""
 SIZE = (140, 45)
-SETTLE_S = 10.0
+SETTLE_S = BUDGET_WINDOW_S + 1.0
 """After the first data, before the session starts: a desk that has just started fills every
-pane at once, and those tokens take one budget window to leave; the feed's steady state is
-what the session measures."""
+pane at once, and those tokens take one budget window (and the client's margin) to leave; the
+feed's steady state is what the session measures."""
 MAKERS = ("ALPHA", "BORE")
 """The simulated makers the desk asks for prices."""
 
@@ -240,6 +241,7 @@ async def session(document: dict[str, Any], folder: Path, options: argparse.Name
             ),
         ]
         await asyncio.sleep(options.seconds)
+        ended_ms = app.client.clock.now_ms() if app.client else None
         stop_sending.set()
         cpu_s = _cpu_s() - cpu_start
         with contextlib.suppress(TimeoutError):
@@ -263,6 +265,7 @@ async def session(document: dict[str, Any], folder: Path, options: argparse.Name
         load=(load_start, load_end),
         cpu_s=cpu_s,
         write_waits=write_waits,
+        ended_ms=ended_ms,
     )
 
 

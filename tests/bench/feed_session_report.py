@@ -55,6 +55,8 @@ class Figures:
     cpu_s: float
     write_waits: list[float] = field(default_factory=list)
     """How long each write of the desk's trader waited for tokens (seconds)."""
+    ended_ms: int | None = None
+    """When the session ended (venue clock): the grace for the last RFQs is not its load."""
     headline: list[str] = field(default_factory=list)
     """What was unusual about the run (an experiment, a quiet desk): said first."""
     notes: list[str] = field(default_factory=list)
@@ -255,6 +257,8 @@ def pace_lines(figures: Figures, polls: list[Exchange]) -> list[str]:
     )
     tokens: dict[str, float] = defaultdict(float)
     for exchange in figures.exchanges:
+        if figures.ended_ms is not None and exchange.at_ms > figures.ended_ms:
+            continue  # the grace after the session, not its load
         if exchange.status != 429:  # refused calls are charged nothing
             tokens[exchange.endpoint] += endpoint_named(exchange.endpoint).cost
     windows = figures.seconds / BUDGET_WINDOW_S
