@@ -126,6 +126,37 @@ async def test_far_apart_changes_draw_only_their_widgets_and_the_screen_stays_tr
         assert terminal == _cells(compositor.render_strips())
 
 
+async def test_the_widgets_placed_follow_a_new_layout() -> None:
+    """Where each widget sits is worked out once per layout, not per frame: after the layout
+    changes (the overlay goes), a change is drawn from the widgets now there."""
+    app = FarApart()
+    async with app.run_test(size=(60, 14)) as pilot:
+        await pilot.pause()
+        compositor = app.screen._compositor
+        assert isinstance(compositor, ChangedFrameCompositor)
+        terminal = _cells(compositor.render_strips())
+        frames = _frames(compositor)
+        top = app.query_one("#top", LiveText)
+        top.update("expires 0:40  first line")
+        await pilot.pause()
+        placed = compositor._placements()
+        top.update("expires 0:39  first line")  # a countdown: no new layout
+        await pilot.pause()
+        assert compositor._placements() is placed  # the same layout: not worked out again
+        app.query_one("#overlay").display = False
+        await pilot.pause()
+        terminal = _cells(compositor.render_strips())  # the new layout's full frame
+        frames.clear()
+        app.query_one("#bid", Label).update("bid 101.8")  # where the overlay was
+        await pilot.pause()
+        assert compositor._placements() is not placed
+        assert frames
+        console = app.console
+        for frame in frames:
+            _apply(terminal, list(console.render(frame, console.options)))
+        assert terminal == _cells(compositor.render_strips())
+
+
 async def test_the_desk_draws_on_the_changed_frame_screen(desk: DeskFactory) -> None:
     app = desk()
     async with app.run_test(size=SIZE):

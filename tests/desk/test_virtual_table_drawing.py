@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from decimal import Decimal
 from operator import attrgetter
+from typing import Any
 
 from textual.app import App, ComposeResult
+from textual.geometry import Region
 
 from tests.desk.kit.fills import FORMATTED, SIZE, Fill, FillsApp, FillTable, fills
 from tui.desk.widgets.common.columns import TableColumn
@@ -106,6 +108,48 @@ async def test_a_tick_reads_and_repaints_only_the_live_cells_on_screen() -> None
         assert set(app.read) <= {f"f{i:05d}" for i in range(on_screen)}
         assert str(table.cell_value("f00000", "age")) == "7"
         assert str(table.cell_value("f00999", "age")) == "7"  # off screen: read when asked
+
+
+async def test_a_tick_asks_once_for_the_lines_it_moved_and_keeps_the_styles() -> None:
+    """The desk's second on a table: one refresh for all the countdowns that moved (each asks
+    the app for a frame), none when none moved; and the frame that draws them reuses the
+    component styles looked up before, which a style change or a whole redraw looks up again
+    (counted by refreshes and look-ups, not by time)."""
+    app = TwoLineApp()
+    async with app.run_test(size=(60, 24)) as pilot:
+        table: VirtualTable[Fill] = app.query_one("#two", VirtualTable)
+        table.merge(fills(100))
+        await pilot.pause()
+        refreshes: list[tuple[Region, ...]] = []
+        looked_up: list[tuple[str, ...]] = []
+        refresh, look_up = table.refresh, table.get_component_rich_style
+
+        def counted_refresh(*regions: Region, **options: Any) -> Any:
+            refreshes.append(regions)
+            return refresh(*regions, **options)
+
+        def counted_look_up(*names: str, **options: Any) -> Any:
+            looked_up.append(names)
+            return look_up(*names, **options)
+
+        table.refresh = counted_refresh  # type: ignore[method-assign]
+        table.get_component_rich_style = counted_look_up  # type: ignore[method-assign]
+        table.refresh_live()
+        assert refreshes == []  # nothing moved: nothing to draw
+        app.tick = 7
+        table.refresh_live()
+        await pilot.pause()
+        on_screen = (table.size.height - 1) // 2 + 1
+        assert len(refreshes) == 1 and len(refreshes[0]) == 2 * on_screen - 1  # its lines
+        assert str(table.cell_value("f00000", "age")) == "7"
+        assert looked_up == []  # the countdowns' frame: the styles looked up before
+        table.refresh()
+        await pilot.pause()
+        assert looked_up  # a whole redraw (a pseudo-class changed) looks them up again
+        looked_up.clear()
+        table.focus()
+        await pilot.pause()
+        assert looked_up  # and so does a style change
 
 
 class NotesApp(App[None]):

@@ -19,10 +19,32 @@ from textual._compositor import ChopsUpdate, Compositor
 from textual.geometry import Region
 from textual.screen import Screen
 from textual.strip import Strip
+from textual.widget import Widget
+
+Placed = tuple[Widget, Region, int, int, int, int]
+"""A visible widget, its region, and the part of it shown: left, top, right, bottom."""
 
 
 class ChangedFrameCompositor(Compositor):
     """A compositor whose partial updates draw only the widgets under the changes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._placed: tuple[object, list[Placed]] | None = None
+
+    def _placements(self) -> list[Placed]:
+        """Each visible widget with the part of it shown, front to back, in plain numbers;
+        worked out once per layout (the map of visible widgets is new after each)."""
+        visible = self.visible_widgets
+        if self._placed is None or self._placed[0] is not visible:
+            placed = []
+            for widget, (region, clip) in visible.items():
+                shown = region.intersection(clip)
+                if shown:
+                    x, y, width, height = shown
+                    placed.append((widget, region, x, y, x + width, y + height))
+            self._placed = (visible, placed)
+        return self._placed[1]
 
     def render_partial_update(self) -> ChopsUpdate | None:
         """The changed spans of the screen, drawn from the widgets that overlap them."""
@@ -43,16 +65,24 @@ class ChangedFrameCompositor(Compositor):
             dict.fromkeys(line_cuts[:-1]) if y in spans_on else {}
             for y, line_cuts in enumerate(cuts)
         ]
-        for widget, (region, clip) in self.visible_widgets.items():
-            shown = region.intersection(clip)
-            crossed = [change for change in changes if shown.overlaps(change)]
+        boxes = [(x, y, x + width, y + height) for x, y, width, height in changes]
+        left = min(box[0] for box in boxes)
+        top_all = min(box[1] for box in boxes)
+        right = max(box[2] for box in boxes)
+        bottom_all = max(box[3] for box in boxes)
+        for widget, region, x1, y1, x2, y2 in self._placements():
+            # Most widgets are nowhere near a change: told apart with four comparisons.
+            if x2 <= left or x1 >= right or y2 <= top_all or y1 >= bottom_all:
+                continue
+            crossed = [
+                box for box in boxes if x1 < box[2] and box[0] < x2 and y1 < box[3] and box[1] < y2
+            ]
             if not crossed:
                 continue
             # The widget's whole width (its cuts are its edges), on the lines the changes cross.
-            top = max(shown.y, min(change.y for change in crossed))
-            bottom = min(shown.bottom, max(change.bottom for change in crossed))
-            drawn = Region(shown.x, top, shown.width, bottom - top)
-            first_cut, last_cut = drawn.column_span
+            top = max(y1, min(box[1] for box in crossed))
+            bottom = min(y2, max(box[3] for box in crossed))
+            drawn = Region(x1, top, x2 - x1, bottom - top)
             if _covered(drawn, spans_on, cuts, chops):
                 continue  # the widgets in front of it fill every changed cell it has
             strips = widget.render_lines(drawn.translate((-region.x, -region.y)))
@@ -60,8 +90,8 @@ class ChangedFrameCompositor(Compositor):
                 if y not in spans_on:
                     continue
                 line = chops[y]
-                line_cuts = [cut for cut in cuts[y] if last_cut >= cut >= first_cut]
-                pieces = strip.divide([cut - drawn.x for cut in line_cuts[1:]])
+                line_cuts = [cut for cut in cuts[y] if x2 >= cut >= x1]
+                pieces = strip.divide([cut - x1 for cut in line_cuts[1:]])
                 for cut, piece in zip(line_cuts, pieces, strict=False):
                     if line.get(cut) is None:  # front to back: the first widget there wins
                         line[cut] = piece

@@ -12,7 +12,7 @@ only the lines on screen whose live cells moved (`refresh_live`). A record takes
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, Self, TypeVar
 
 from rich.segment import Segment
 from rich.style import Style
@@ -105,10 +105,23 @@ class TableView(ScrollView, Generic[R]):
         """Styles changed (theme, focus): forget the painted styles."""
         super().notify_style_update()
         self._rows.restyle()
+        self._palette.clear()
+
+    def refresh(self, *regions: Region, **options: Any) -> Self:
+        """Redraw (see `Widget.refresh`); a whole-widget redraw also looks the styles up again.
+
+        The component styles change only with the styles (`notify_style_update`) or with a
+        pseudo-class, when Textual redraws the whole widget; a line's redraw (a countdown)
+        keeps them, so a second's frame does not walk the ancestors' styles for them again."""
+        if not regions:
+            self._palette.clear()
+        return super().refresh(*regions, **options)
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        """Draw the lines in ``crop`` (the component styles are looked up once per pass)."""
-        self._palette.clear()
+        """Draw the lines in ``crop`` (the size and scroll are read once per pass)."""
+        # Asked once a pass: each is a lookup on the screen or the reactives.
+        self._width = self.size.width
+        self._scroll = self.scroll_offset
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
@@ -119,9 +132,8 @@ class TableView(ScrollView, Generic[R]):
                 for name in ("header", "cursor", "even-row", "odd-row")
             }
             self._palette["base"] = self.rich_style
-            # Asked once a pass: each is a lookup on the screen or the reactives.
-            self._width = self.size.width
-            self._scroll = self.scroll_offset
+        if not self._width:  # drawn outside a pass (a test's look at one line)
+            self._width, self._scroll = self.size.width, self.scroll_offset
         width = self._width
         scroll_x, scroll_y = self._scroll
         if y < HEADER:
@@ -162,12 +174,17 @@ class TableView(ScrollView, Generic[R]):
         """Repaint the lines on screen whose live cells (a countdown) moved; nothing else is
         read or drawn, whatever the size of the table."""
         index, rows = self._index, self._rows
-        top = round(self.scroll_y)
-        for y, (slot, stamp, _, _) in list(self._painted.items()):
-            if index.stamp(slot) != stamp or index.record_in(slot) is None:
-                continue  # changed or gone: its line is repainted anyway
-            if rows.live_moved(slot, stamp, index.record_in(slot)):
-                self.refresh_lines(y + top)
+        moved = [
+            y
+            for y, (slot, stamp, _, _) in self._painted.items()
+            # a line whose record changed or went is repainted anyway
+            if index.stamp(slot) == stamp
+            and (record := index.record_in(slot)) is not None
+            and rows.live_moved(slot, stamp, record)
+        ]
+        if moved:  # one refresh for all: each asks the app for a frame
+            width = max(self.virtual_size.width, self.size.width)
+            self.refresh(*(Region(0, y, width, 1) for y in moved))
 
     # -- keeping the cursor and the view ----------------------------------------------------
 
