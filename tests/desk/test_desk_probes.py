@@ -64,3 +64,16 @@ async def test_only_a_200_from_the_status_endpoint_is_an_answer(
     assert not await answers_status(gone, wait_s=0.5)
     assert not await listening(gone, wait_s=0.5)
     assert not await answers_status("http://127.0.0.1:notaport")
+
+
+async def test_an_address_is_watched_with_a_bare_connect(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The attached sandbox's watch, every second: an IP address is connected to with a bare
+    socket, no streams built; whether it listens is told the same way."""
+
+    def no_streams(*args: object, **kwargs: object) -> None:
+        raise AssertionError("an address needs no stream")
+
+    monkeypatch.setattr(asyncio, "open_connection", no_streams)
+    async with answering(b"HTTP/1.1 200 OK") as up:
+        assert await listening(up)
+    assert not await listening(up, wait_s=0.5)

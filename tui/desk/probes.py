@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import socket
 from collections.abc import Mapping
 from enum import Enum
 from typing import Any
@@ -91,8 +92,16 @@ async def listening(base_url: str, wait_s: float = 2.0) -> bool:
     host, port = urlsplit(base_url).hostname, _port(base_url)
     if not host or port is None:
         return False
+    family = _ip_family(host)
     try:
         async with asyncio.timeout(wait_s):
+            if family is not None:
+                # An address (the sandbox's 127.0.0.1): a bare socket's connect, asked every
+                # second, without the streams, transport and protocol a connection builds.
+                with socket.socket(family, socket.SOCK_STREAM) as probe:
+                    probe.setblocking(False)
+                    await asyncio.get_running_loop().sock_connect(probe, (host, port))
+                return True
             _reader, writer = await asyncio.open_connection(host, port)
     except (OSError, TimeoutError):
         return False
@@ -100,6 +109,15 @@ async def listening(base_url: str, wait_s: float = 2.0) -> bool:
     with contextlib.suppress(OSError):
         await writer.wait_closed()
     return True
+
+
+def _ip_family(host: str) -> socket.AddressFamily | None:
+    """The address family of ``host`` when it is an IP address, else None (a name)."""
+    for family in (socket.AF_INET, socket.AF_INET6):
+        with contextlib.suppress(OSError):
+            socket.inet_pton(family, host)
+            return family
+    return None
 
 
 def _port(base_url: str) -> int | None:

@@ -100,7 +100,6 @@ class TicketHead(Static):
         """Show ``lines`` (at most three); only the lines that changed are drawn again."""
         lines = lines[:HEIGHT]
         shown, self._lines = self._lines, lines
-        width = self.content_region.width
         changed = [
             y
             for y in range(max(len(lines), len(shown)))
@@ -110,6 +109,7 @@ class TicketHead(Static):
             return
         for y in changed:
             self._strips.pop(y, None)
+        width = self.content_region.width  # a look-up on the screen: only for a change
         if width > 0:  # one refresh for all: each asks the app for a frame
             self.refresh(*(Region(0, y, width, 1) for y in changed))
         else:  # not laid out yet: its first frame draws it all
