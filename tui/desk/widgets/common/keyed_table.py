@@ -3,15 +3,14 @@
 A snapshot from the feed is merged, not redrawn: rows are keyed by record id, new records are
 added, changed cells are updated in place (without re-measuring the column), and unchanged
 cells are not touched at all. Column widths are fixed up front (a figure too long for its
-column widens it, once), so no cell's update is O(rows); a
-``flex`` column takes the width the others leave (a wide terminal shows whole instrument
-names), and text too long for its column ends in an ellipsis, the whole row one key away
-(``v``). A figure is never cut while a droppable column can make room: a ``numeric`` column
-widens for one longer than its width (a cut ``101,2…`` reads as another number), and keeps
-that width (`fit_columns` has the rule). A narrow table leaves columns
-out rather than scroll sideways: each column may carry a drop priority, and the most
-droppable go first until the rest fit (a flex column squeezed down to its ``least`` width);
-what is left out is still in ``v``. Rows are ordered by a sort value
+column widens it, once), so no cell's update is O(rows); a ``flex`` column takes the width the
+others leave (a wide terminal shows whole instrument names), and text too long for its column
+ends in an ellipsis, the whole row one key away (``v``). A figure is never cut while a
+droppable column can make room: a ``numeric`` column widens for one longer than its width (a
+cut ``101,2…`` reads as another number), and keeps that width (`fit_columns` has the rule). A
+narrow table leaves columns out rather than scroll sideways: each column may carry a drop
+priority, and the most droppable go first until the rest fit (a flex column squeezed down to
+its ``least`` width); what is left out is still in ``v``. Rows are ordered by a sort value
 carried by the row's `SortText` cell; the table re-sorts only when rows were added or a sort
 value changed.
 
